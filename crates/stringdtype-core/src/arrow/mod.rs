@@ -1,0 +1,1 @@
+//! The Arrow C Data Interface: string-view arrays out of and into views and an arena.

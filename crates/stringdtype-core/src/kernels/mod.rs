@@ -1,0 +1,1 @@
+//! String kernels: the algorithms behind `np.strings`, as safe functions over bytes.

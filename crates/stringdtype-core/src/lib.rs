@@ -1,0 +1,16 @@
+//! Pure-Rust layers of stringdtype, with no Python in sight.
+//!
+//! - [`view`]: the 16-byte Arrow string view that is one array element;
+//! - [`arena`]: the per-array store of long strings' bytes;
+//! - [`kernels`]: string algorithms over bytes and views;
+//! - [`arrow`]: the Arrow C Data Interface for string arrays.
+
+pub mod arena;
+pub mod arrow;
+pub mod error;
+pub mod kernels;
+pub mod view;
+
+pub use arena::{Arena, MemoryUsage};
+pub use error::{Error, Result};
+pub use view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};

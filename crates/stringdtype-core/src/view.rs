@@ -1,0 +1,253 @@
+//! The element of a StringDType array: a 16-byte Arrow `Utf8View` view.
+//!
+//! ```text
+//!  len <= 12:   | len: u32 | data: 12 bytes, inline, zero padded         |
+//!  len >  12:   | len: u32 | prefix: 4 bytes | chunk: u32 | offset: u32   |
+//! ```
+//!
+//! All fields are little-endian. All-zero bytes are the empty string, so zero-filled
+//! memory is a valid array of empty strings. Arrow keeps the length in a non-negative
+//! `i32`; its top bit is free and marks a missing element (the dtype's `na_object`).
+
+use crate::error::{Error, Result};
+
+/// Longest string one element can hold, in bytes (Arrow's `i32` length).
+pub const MAX_STRING_LEN: usize = i32::MAX as usize;
+
+/// Longest string kept inside the view itself.
+pub const MAX_INLINE_LEN: usize = 12;
+
+const NA_BIT: u32 = 1 << 31;
+
+/// One element: an Arrow string view, or a missing value.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[repr(C, align(8))]
+pub struct View {
+    bytes: [u8; 16],
+}
+
+/// Where the bytes of a long string live in an [`crate::arena::Arena`].
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub struct Location {
+    pub chunk: u32,
+    pub offset: u32,
+}
+
+impl View {
+    /// The empty string (all zero bytes).
+    pub const EMPTY: View = View { bytes: [0; 16] };
+
+    /// The missing value: length field with only the top bit set.
+    pub const NA: View = {
+        let mut bytes = [0u8; 16];
+        bytes[3] = 0x80;
+        View { bytes }
+    };
+
+    /// A view holding `data` inline, or `None` when it is longer than 12 bytes.
+    #[inline]
+    pub fn try_inline(data: &[u8]) -> Option<View> {
+        if data.len() > MAX_INLINE_LEN {
+            return None;
+        }
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&(data.len() as u32).to_le_bytes());
+        bytes[4..4 + data.len()].copy_from_slice(data);
+        Some(View { bytes })
+    }
+
+    /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
+    /// `location`. Errors when `len` is over [`MAX_STRING_LEN`].
+    #[inline]
+    pub fn long(len: usize, prefix: [u8; 4], location: Location) -> Result<View> {
+        debug_assert!(len > MAX_INLINE_LEN);
+        if len > MAX_STRING_LEN {
+            return Err(Error::StringTooLong(len));
+        }
+        let mut bytes = [0u8; 16];
+        bytes[..4].copy_from_slice(&(len as u32).to_le_bytes());
+        bytes[4..8].copy_from_slice(&prefix);
+        bytes[8..12].copy_from_slice(&location.chunk.to_le_bytes());
+        bytes[12..16].copy_from_slice(&location.offset.to_le_bytes());
+        Ok(View { bytes })
+    }
+
+    /// Reinterprets 16 raw bytes (for example an element of a NumPy array).
+    #[inline]
+    pub const fn from_bytes(bytes: [u8; 16]) -> View {
+        View { bytes }
+    }
+
+    /// The view as it is stored.
+    #[inline]
+    pub const fn to_bytes(self) -> [u8; 16] {
+        self.bytes
+    }
+
+    /// The whole view as one integer, for comparisons that decide from the view alone.
+    #[inline]
+    pub fn as_u128(self) -> u128 {
+        u128::from_le_bytes(self.bytes)
+    }
+
+    #[inline]
+    fn len_field(self) -> u32 {
+        u32::from_le_bytes([self.bytes[0], self.bytes[1], self.bytes[2], self.bytes[3]])
+    }
+
+    /// Whether this element is the missing value.
+    #[inline]
+    pub fn is_na(self) -> bool {
+        self.len_field() & NA_BIT != 0
+    }
+
+    /// Length of the string in bytes (0 for a missing value).
+    #[inline]
+    pub fn len(self) -> usize {
+        if self.is_na() {
+            0
+        } else {
+            self.len_field() as usize
+        }
+    }
+
+    /// Whether the string is empty (a missing value is not a string, and counts as empty).
+    #[inline]
+    pub fn is_empty(self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether the bytes live inside the view (missing values count as inline).
+    #[inline]
+    pub fn is_inline(self) -> bool {
+        self.len() <= MAX_INLINE_LEN
+    }
+
+    /// The inline bytes, or `None` for a long string.
+    #[inline]
+    pub fn inline_bytes(&self) -> Option<&[u8]> {
+        let len = self.len();
+        (len <= MAX_INLINE_LEN).then(|| &self.bytes[4..4 + len])
+    }
+
+    /// The first four bytes of the string, zero padded.
+    #[inline]
+    pub fn prefix(self) -> [u8; 4] {
+        [self.bytes[4], self.bytes[5], self.bytes[6], self.bytes[7]]
+    }
+
+    /// Length and prefix as one integer: the first eight bytes of the view.
+    #[inline]
+    pub fn len_and_prefix(self) -> u64 {
+        u64::from_le_bytes(self.bytes[..8].try_into().expect("8 bytes"))
+    }
+
+    /// Where a long string's bytes live; `None` for inline strings and missing values.
+    #[inline]
+    pub fn location(self) -> Option<Location> {
+        if self.is_inline() {
+            return None;
+        }
+        let word = |i: usize| {
+            u32::from_le_bytes([
+                self.bytes[i],
+                self.bytes[i + 1],
+                self.bytes[i + 2],
+                self.bytes[i + 3],
+            ])
+        };
+        Some(Location {
+            chunk: word(8),
+            offset: word(12),
+        })
+    }
+}
+
+impl std::fmt::Debug for View {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.is_na() {
+            return f.write_str("View(NA)");
+        }
+        match self.inline_bytes() {
+            Some(data) => write!(f, "View({:?})", String::from_utf8_lossy(data)),
+            None => write!(f, "View(len={}, {:?})", self.len(), self.location()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn zeroed_memory_is_the_empty_string() {
+        let view = View::from_bytes([0; 16]);
+        assert_eq!(view, View::EMPTY);
+        assert!(!view.is_na());
+        assert_eq!(view.len(), 0);
+        assert_eq!(view.inline_bytes(), Some(&b""[..]));
+    }
+
+    #[test]
+    fn inline_round_trip_up_to_twelve_bytes() {
+        for len in 0..=MAX_INLINE_LEN {
+            let data: Vec<u8> = (0..len as u8).map(|b| b + 1).collect();
+            let view = View::try_inline(&data).unwrap();
+            assert_eq!(view.len(), len);
+            assert_eq!(view.inline_bytes(), Some(&data[..]));
+            assert!(view.location().is_none());
+            // Padding stays zero so that equal strings have equal views.
+            assert!(view.to_bytes()[4 + len..].iter().all(|&b| b == 0));
+        }
+        assert!(View::try_inline(&[b'x'; 13]).is_none());
+    }
+
+    #[test]
+    fn long_view_fields() {
+        let loc = Location {
+            chunk: 3,
+            offset: 0xDEAD,
+        };
+        let view = View::long(13, *b"abcd", loc).unwrap();
+        assert_eq!(view.len(), 13);
+        assert_eq!(view.prefix(), *b"abcd");
+        assert_eq!(view.location(), Some(loc));
+        assert!(view.inline_bytes().is_none());
+        assert_eq!(&view.to_bytes()[..4], &13u32.to_le_bytes());
+    }
+
+    #[test]
+    fn na_is_distinct_from_every_string() {
+        assert!(View::NA.is_na());
+        assert_eq!(View::NA.len(), 0);
+        assert_ne!(View::NA, View::EMPTY);
+        assert!(!View::try_inline(b"").unwrap().is_na());
+        let long = View::long(
+            MAX_STRING_LEN,
+            *b"abcd",
+            Location {
+                chunk: 0,
+                offset: 0,
+            },
+        );
+        assert!(!long.unwrap().is_na());
+    }
+
+    #[test]
+    fn over_long_strings_are_errors() {
+        let loc = Location {
+            chunk: 0,
+            offset: 0,
+        };
+        assert!(matches!(
+            View::long(MAX_STRING_LEN + 1, *b"abcd", loc),
+            Err(Error::StringTooLong(_))
+        ));
+    }
+
+    #[test]
+    fn layout_is_sixteen_bytes() {
+        assert_eq!(std::mem::size_of::<View>(), 16);
+        assert_eq!(std::mem::align_of::<View>(), 8);
+    }
+}
