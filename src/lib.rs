@@ -1,1 +1,108 @@
-//! placeholder
+//! `stringdtype._core`: registers the StringDType class with NumPy and exposes the
+//! package's functions. The public API is re-exported by the Python package.
+
+mod arenas;
+mod casts;
+mod descr;
+mod dtype;
+mod error;
+mod ffi;
+
+use pyo3::exceptions::PyTypeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyString, PyTuple};
+
+/// The descriptor of `array` if it is a StringDType array.
+fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
+    let dtype = array.getattr("dtype")?;
+    let descr = dtype.as_ptr() as *mut ffi::PyArray_Descr;
+    // SAFETY: `dtype` is a live object; only its type is read before the check passes.
+    let ours = unsafe {
+        pyo3::ffi::Py_TYPE(dtype.as_ptr()) as *mut ffi::PyArray_DTypeMeta == dtype::dtype_class()
+    };
+    if !ours {
+        return Err(PyTypeError::new_err(format!(
+            "expected an array of stringdtype.StringDType, got dtype {}",
+            dtype.repr()?
+        )));
+    }
+    Ok(descr)
+}
+
+/// memory_info(array)
+/// --
+///
+/// The memory an array of StringDType holds, in bytes, as a dict:
+/// ``views`` (16 bytes per element of ``array``), ``arena_capacity`` (bytes allocated
+/// for long strings by the array's arena, shared with every view of the same base),
+/// ``arena_used`` (bytes in blocks that hold live strings), ``string_bytes`` (bytes of
+/// the live long strings themselves) and ``chunks`` (number of arena chunks).
+#[pyfunction]
+fn memory_info<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
+    let descr = string_descr(array)?;
+    // SAFETY: `descr` is a StringDType descriptor kept alive by `array`.
+    let usage = arenas::lock(unsafe { &descr::state(descr).arena }).memory_usage();
+    let info = PyDict::new(array.py());
+    info.set_item("views", array.getattr("nbytes")?)?;
+    info.set_item("arena_capacity", usage.capacity)?;
+    info.set_item("arena_used", usage.used)?;
+    info.set_item("string_bytes", usage.string_bytes)?;
+    info.set_item("chunks", usage.chunks)?;
+    Ok(info)
+}
+
+/// memory_usage(array)
+/// --
+///
+/// Bytes an array of StringDType really holds: its views plus its arena's allocation
+/// (live strings, holes and unused tails).
+#[pyfunction]
+fn memory_usage(array: &Bound<'_, PyAny>) -> PyResult<usize> {
+    let info = memory_info(array)?;
+    let views: usize = info.get_item("views")?.expect("set above").extract()?;
+    let arena: usize = info
+        .get_item("arena_capacity")?
+        .expect("set above")
+        .extract()?;
+    Ok(views + arena)
+}
+
+/// Rebuilds a StringDType from its pickled parameters.
+#[pyfunction]
+#[pyo3(signature = (coerce, *na_object))]
+fn _rebuild_dtype<'py>(
+    py: Python<'py>,
+    coerce: bool,
+    na_object: &Bound<'py, PyTuple>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let na = na_object.iter().next();
+    let descr = descr::new_descr(py, na.as_ref(), coerce)?;
+    // SAFETY: `new_descr` returns a new reference.
+    Ok(unsafe { Bound::from_owned_ptr(py, descr.cast()) })
+}
+
+#[pymodule]
+fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    ffi::load(py)?;
+    let namespace = PyDict::new(py);
+    namespace.set_item("__module__", "stringdtype")?;
+    namespace.set_item(
+        "__doc__",
+        "The scalar type of StringDType: a str. Elements read back as plain str.",
+    )?;
+    let bases = PyTuple::new(py, [py.get_type::<PyString>()])?;
+    let scalar =
+        py.import("builtins")?
+            .getattr("type")?
+            .call1(("StringScalar", bases, namespace))?;
+    let cls = dtype::create(py, &scalar)?;
+    // SAFETY: the class is immortal (leaked), so a borrowed reference is always valid.
+    let cls = unsafe { Bound::from_borrowed_ptr(py, cls.cast()) };
+    m.add("StringDType", cls)?;
+    m.add("StringScalar", scalar)?;
+    m.add_function(wrap_pyfunction!(memory_info, m)?)?;
+    m.add_function(wrap_pyfunction!(memory_usage, m)?)?;
+    m.add_function(wrap_pyfunction!(_rebuild_dtype, m)?)?;
+    Ok(())
+}

@@ -185,6 +185,29 @@ impl Arena {
         View::long(data.len(), prefix, location)
     }
 
+    /// Stores a copy of a string of this arena and returns the copy's view: the copy owns
+    /// its own block, so either can be released without touching the other.
+    pub fn duplicate(&mut self, view: View) -> Result<View> {
+        if view.is_inline() {
+            return Ok(view);
+        }
+        let source = self.get_long(&view)?.as_ptr();
+        let location = self.allocate(view.len());
+        let chunk = &self.chunks[location.chunk as usize];
+        // SAFETY: `source` points at `view.len()` live bytes of a chunk; chunks never move
+        // and `allocate` neither frees nor rewrites live blocks, so the pointer is still
+        // valid. The destination is a fresh block, inside its chunk and disjoint from the
+        // source block, that nothing else can observe (as in `write_block`).
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                source,
+                chunk.ptr.as_ptr().add(location.offset as usize),
+                view.len(),
+            );
+        }
+        View::long(view.len(), view.prefix(), location)
+    }
+
     /// Stores the concatenation of `parts` without building it first.
     pub fn store_parts(&mut self, parts: &[&[u8]]) -> Result<View> {
         let len = parts
@@ -527,6 +550,20 @@ mod tests {
         assert!(matches!(arena.get(&bogus), Err(Error::CorruptView(_))));
         arena.release(bogus);
         assert_eq!(arena.memory_usage(), MemoryUsage::default());
+    }
+
+    #[test]
+    fn duplicate_owns_its_block() {
+        let mut arena = Arena::new();
+        let a = arena.store(&long(30, 4)).unwrap();
+        let b = arena.duplicate(a).unwrap();
+        assert_ne!(a.location(), b.location());
+        arena.release(a);
+        let c = arena.store(&long(30, 9)).unwrap();
+        assert_eq!(arena.get(&b).unwrap(), &long(30, 4)[..]);
+        assert_eq!(arena.get(&c).unwrap(), &long(30, 9)[..]);
+        let inline = arena.store(b"short").unwrap();
+        assert_eq!(arena.duplicate(inline).unwrap(), inline);
     }
 
     #[test]

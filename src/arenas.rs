@@ -1,0 +1,78 @@
+//! Locking the arenas of a loop's operands: once per call, in address order, each arena
+//! once even when several operands share it (numpy-user-dtypes does the same).
+
+use std::sync::{Mutex, MutexGuard, PoisonError};
+
+use stringdtype_core::{Arena, View};
+
+use crate::error::CoreResultExt;
+use pyo3::PyResult;
+
+/// The locked arenas of up to four operands.
+pub struct ArenaLocks<'a> {
+    guards: Vec<MutexGuard<'a, Arena>>,
+    /// For each operand, the index of its guard.
+    slot: [usize; 4],
+}
+
+/// Locks a mutex even when a panic in an earlier loop poisoned it: the arena's own
+/// invariants do not depend on the interrupted operation finishing.
+pub fn lock(mutex: &Mutex<Arena>) -> MutexGuard<'_, Arena> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl<'a> ArenaLocks<'a> {
+    /// Locks the arenas of `operands` (at most four).
+    pub fn new(operands: &[&'a Mutex<Arena>]) -> ArenaLocks<'a> {
+        assert!(operands.len() <= 4, "at most four operands");
+        let mut order: Vec<usize> = (0..operands.len()).collect();
+        order.sort_by_key(|&i| operands[i] as *const Mutex<Arena> as usize);
+        let mut guards: Vec<MutexGuard<'a, Arena>> = Vec::with_capacity(operands.len());
+        let mut owners: Vec<*const Mutex<Arena>> = Vec::with_capacity(operands.len());
+        let mut slot = [0; 4];
+        for i in order {
+            let ptr = operands[i] as *const Mutex<Arena>;
+            match owners.iter().position(|&p| p == ptr) {
+                Some(existing) => slot[i] = existing,
+                None => {
+                    slot[i] = guards.len();
+                    owners.push(ptr);
+                    guards.push(lock(operands[i]));
+                }
+            }
+        }
+        ArenaLocks { guards, slot }
+    }
+
+    /// The arena of operand `i`.
+    #[inline]
+    pub fn get(&self, i: usize) -> &Arena {
+        &self.guards[self.slot[i]]
+    }
+
+    /// The arena of operand `i`, for writing.
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> &mut Arena {
+        &mut self.guards[self.slot[i]]
+    }
+
+    /// Copies the string `view` of operand `from` into the arena of operand `to`.
+    pub fn copy_string(&mut self, from: usize, view: View, to: usize) -> PyResult<View> {
+        if view.is_na() {
+            return Ok(View::NA);
+        }
+        let (a, b) = (self.slot[from], self.slot[to]);
+        if a == b {
+            return self.guards[a].duplicate(view).py();
+        }
+        let (source, target) = if a < b {
+            let (left, right) = self.guards.split_at_mut(b);
+            (&left[a], &mut right[0])
+        } else {
+            let (left, right) = self.guards.split_at_mut(a);
+            (&right[0], &mut left[b])
+        };
+        let bytes = source.get(&view).py()?;
+        target.store(bytes).py()
+    }
+}

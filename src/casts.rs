@@ -1,0 +1,688 @@
+//! Casts between StringDType and NumPy's dtypes, registered with the DType spec.
+//!
+//! String-to-string, `U`, `S` and `bool` casts are Rust loops over the views that run
+//! without the GIL. Casts to and from numbers, datetimes and timedeltas go through
+//! Python's own `int()` / `float()` / `complex()` and NumPy's scalars, so that results and
+//! errors are exactly those of NumPy's StringDType. Casts to and from `object` need no
+//! code: NumPy uses `getitem` / `setitem`.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr;
+
+use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::ffi::{self as pyffi, PyType_Slot};
+use pyo3::prelude::*;
+use pyo3::types::{PyFloat, PyString};
+use stringdtype_core::View;
+
+use crate::arenas::{lock, ArenaLocks};
+use crate::descr::{self, DescrState, NaKind};
+use crate::dtype::{element_truth, get_element, replace_element};
+use crate::error::{loop_guard, with_gil_guard, CoreResultExt};
+use crate::ffi::*;
+
+/// One end of a cast: this package's DType or one of NumPy's.
+#[derive(Clone, Copy)]
+enum End {
+    Ours,
+    Builtin(BuiltinDType),
+}
+
+struct CastDef {
+    name: &'static CStr,
+    from: End,
+    to: End,
+    casting: c_int,
+    flags: c_int,
+    resolve: ResolveDescriptors,
+    strided: StridedLoop,
+}
+
+const FAST: c_int = NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED;
+const PYAPI: c_int = NPY_METH_REQUIRES_PYAPI | NPY_METH_NO_FLOATINGPOINT_ERRORS;
+
+/// The numeric, datetime and timedelta DTypes, cast through Python scalars.
+const SCALAR_DTYPES: [BuiltinDType; 21] = {
+    use BuiltinDType::*;
+    [
+        Int8,
+        UInt8,
+        Int16,
+        UInt16,
+        Int32,
+        UInt32,
+        Int64,
+        UInt64,
+        Long,
+        ULong,
+        LongLong,
+        ULongLong,
+        Half,
+        Float,
+        Double,
+        LongDouble,
+        CFloat,
+        CDouble,
+        CLongDouble,
+        Datetime,
+        Timedelta,
+    ]
+};
+
+fn cast_defs() -> Vec<CastDef> {
+    use BuiltinDType::*;
+    let mut defs = vec![
+        CastDef {
+            name: c"string_to_string",
+            from: End::Ours,
+            to: End::Ours,
+            casting: NPY_NO_CASTING,
+            flags: FAST,
+            resolve: resolve_string_to_string,
+            strided: string_to_string,
+        },
+        CastDef {
+            name: c"unicode_to_string",
+            from: End::Builtin(Unicode),
+            to: End::Ours,
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_to_string::<NPY_SAME_KIND_CASTING>,
+            strided: unicode_to_string,
+        },
+        CastDef {
+            name: c"string_to_unicode",
+            from: End::Ours,
+            to: End::Builtin(Unicode),
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_from_string::<NPY_SAME_KIND_CASTING>,
+            strided: string_to_unicode,
+        },
+        CastDef {
+            name: c"bytes_to_string",
+            from: End::Builtin(Bytes),
+            to: End::Ours,
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_to_string::<NPY_SAME_KIND_CASTING>,
+            strided: bytes_to_string,
+        },
+        CastDef {
+            name: c"string_to_bytes",
+            from: End::Ours,
+            to: End::Builtin(Bytes),
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_from_string::<NPY_SAME_KIND_CASTING>,
+            strided: string_to_bytes,
+        },
+        CastDef {
+            name: c"bool_to_string",
+            from: End::Builtin(Bool),
+            to: End::Ours,
+            casting: NPY_SAFE_CASTING,
+            flags: FAST,
+            resolve: resolve_to_string::<NPY_SAFE_CASTING>,
+            strided: bool_to_string,
+        },
+        CastDef {
+            name: c"string_to_bool",
+            from: End::Ours,
+            to: End::Builtin(Bool),
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_from_string::<NPY_SAME_KIND_CASTING>,
+            strided: string_to_bool,
+        },
+    ];
+    for dtype in SCALAR_DTYPES {
+        defs.push(CastDef {
+            name: c"number_to_string",
+            from: End::Builtin(dtype),
+            to: End::Ours,
+            casting: NPY_SAFE_CASTING,
+            flags: PYAPI,
+            resolve: resolve_to_string::<NPY_SAFE_CASTING>,
+            strided: scalar_to_string,
+        });
+        defs.push(CastDef {
+            name: c"string_to_number",
+            from: End::Ours,
+            to: End::Builtin(dtype),
+            casting: NPY_UNSAFE_CASTING,
+            flags: PYAPI,
+            resolve: resolve_from_string::<NPY_UNSAFE_CASTING>,
+            strided: string_to_scalar,
+        });
+    }
+    defs
+}
+
+fn end_ptr(end: End) -> *mut PyArray_DTypeMeta {
+    match end {
+        End::Ours => ptr::null_mut(),
+        End::Builtin(dtype) => builtin_dtype(dtype),
+    }
+}
+
+/// The cast specs for the DType spec: a null-terminated, leaked array. DTypes that are
+/// the same object under two names (`int64` and `long` on most platforms) appear once.
+pub fn specs() -> *mut *mut PyArrayMethod_Spec {
+    let mut seen: Vec<(usize, usize)> = Vec::new();
+    let mut specs: Vec<*mut PyArrayMethod_Spec> = Vec::new();
+    for def in cast_defs() {
+        let dtypes = [end_ptr(def.from), end_ptr(def.to)];
+        let key = (dtypes[0] as usize, dtypes[1] as usize);
+        if seen.contains(&key) {
+            continue;
+        }
+        seen.push(key);
+        let slots = vec![
+            PyType_Slot {
+                slot: NPY_METH_resolve_descriptors,
+                pfunc: def.resolve as *mut c_void,
+            },
+            PyType_Slot {
+                slot: NPY_METH_strided_loop,
+                pfunc: def.strided as *mut c_void,
+            },
+            PyType_Slot {
+                slot: if def.flags & NPY_METH_SUPPORTS_UNALIGNED != 0 {
+                    NPY_METH_unaligned_strided_loop
+                } else {
+                    0
+                },
+                pfunc: if def.flags & NPY_METH_SUPPORTS_UNALIGNED != 0 {
+                    def.strided as *mut c_void
+                } else {
+                    ptr::null_mut()
+                },
+            },
+            PyType_Slot {
+                slot: 0,
+                pfunc: ptr::null_mut(),
+            },
+        ];
+        let spec = PyArrayMethod_Spec {
+            name: def.name.as_ptr(),
+            nin: 1,
+            nout: 1,
+            casting: def.casting,
+            flags: def.flags,
+            dtypes: Box::leak(Box::new(dtypes)).as_mut_ptr(),
+            slots: Box::leak(slots.into_boxed_slice()).as_mut_ptr(),
+        };
+        specs.push(Box::into_raw(Box::new(spec)));
+    }
+    specs.push(ptr::null_mut());
+    Box::leak(specs.into_boxed_slice()).as_mut_ptr()
+}
+
+// ---------------------------------------------------------------------------------------
+// Descriptor resolution
+
+unsafe fn incref(descr: *mut PyArray_Descr) -> *mut PyArray_Descr {
+    // SAFETY: callers pass live descriptors.
+    unsafe { pyffi::Py_INCREF(descr.cast()) };
+    descr
+}
+
+unsafe extern "C" fn resolve_string_to_string(
+    _method: *mut c_void,
+    _dtypes: *const *mut PyArray_DTypeMeta,
+    given: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    _view_offset: *mut npy_intp,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: NumPy passes two given descriptors (the second may be null) and room
+        // for two loop descriptors. A missing output gets a fresh, unowned descriptor so
+        // that the new array, not the input, owns the strings.
+        unsafe {
+            let (src, dst) = (*given, *given.add(1));
+            let dst = if dst.is_null() {
+                descr::clone_params(py, src)?
+            } else {
+                incref(dst)
+            };
+            *loop_descrs = incref(src);
+            *loop_descrs.add(1) = dst;
+            let lossy =
+                descr::state(src).na != NaKind::Unset && descr::state(dst).na == NaKind::Unset;
+            Ok(if lossy {
+                NPY_UNSAFE_CASTING
+            } else {
+                NPY_NO_CASTING
+            })
+        }
+    })
+}
+
+unsafe extern "C" fn resolve_to_string<const CASTING: c_int>(
+    _method: *mut c_void,
+    _dtypes: *const *mut PyArray_DTypeMeta,
+    given: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    _view_offset: *mut npy_intp,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: as in `resolve_string_to_string`.
+        unsafe {
+            let dst = *given.add(1);
+            let dst = if dst.is_null() {
+                descr::new_descr(py, None, true)?
+            } else {
+                incref(dst)
+            };
+            *loop_descrs = incref(*given);
+            *loop_descrs.add(1) = dst;
+        }
+        Ok(CASTING)
+    })
+}
+
+unsafe extern "C" fn resolve_from_string<const CASTING: c_int>(
+    _method: *mut c_void,
+    dtypes: *const *mut PyArray_DTypeMeta,
+    given: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    _view_offset: *mut npy_intp,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: as in `resolve_string_to_string`; `dtypes[1]` is the target DType.
+        unsafe {
+            let mut dst = *given.add(1);
+            if dst.is_null() {
+                let target = *dtypes.add(1);
+                let flexible = target == builtin_dtype(BuiltinDType::Unicode)
+                    || target == builtin_dtype(BuiltinDType::Bytes);
+                if flexible {
+                    let src = Bound::from_borrowed_ptr(py, (*given).cast()).repr()?;
+                    let cls = Bound::from_borrowed_ptr(py, target.cast()).repr()?;
+                    return Err(PyTypeError::new_err(format!(
+                        "cannot cast dtype {src} to {cls}."
+                    )));
+                }
+                dst = default_descr_of(py, target)?;
+            } else {
+                incref(dst);
+            }
+            *loop_descrs = incref(*given);
+            *loop_descrs.add(1) = dst;
+        }
+        Ok(CASTING)
+    })
+}
+
+fn default_descr_of(py: Python<'_>, dtype: *mut PyArray_DTypeMeta) -> PyResult<*mut PyArray_Descr> {
+    // SAFETY: `dtype` is a live DType class; PyArray_GetDefaultDescr returns a new reference.
+    let descr = unsafe { PyArray_GetDefaultDescr(dtype) };
+    if descr.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(descr)
+}
+
+// ---------------------------------------------------------------------------------------
+// Loop plumbing
+
+/// The loop's descriptors and its `n` (source, destination) element pointers.
+struct Pairs {
+    src_descr: *mut PyArray_Descr,
+    dst_descr: *mut PyArray_Descr,
+    src: *mut u8,
+    dst: *mut u8,
+    src_stride: isize,
+    dst_stride: isize,
+    n: isize,
+}
+
+impl Pairs {
+    /// # Safety
+    /// The arguments must be those NumPy passes to a 1-in-1-out strided loop.
+    unsafe fn new(
+        context: *mut PyArrayMethod_Context,
+        data: *const *mut c_char,
+        dimensions: *const npy_intp,
+        strides: *const npy_intp,
+    ) -> Pairs {
+        // SAFETY: forwarded contract.
+        unsafe {
+            let descrs = (*context).descriptors;
+            Pairs {
+                src_descr: *descrs,
+                dst_descr: *descrs.add(1),
+                src: (*data).cast(),
+                dst: (*data.add(1)).cast(),
+                src_stride: *strides,
+                dst_stride: *strides.add(1),
+                n: *dimensions,
+            }
+        }
+    }
+
+    /// Calls `f(src, dst)` for each element pair.
+    fn for_each(&self, mut f: impl FnMut(*mut u8, *mut u8) -> PyResult<()>) -> PyResult<()> {
+        for i in 0..self.n {
+            // Pointer arithmetic only; NumPy guarantees every pair lies in its buffer.
+            let src = self.src.wrapping_offset(i * self.src_stride);
+            let dst = self.dst.wrapping_offset(i * self.dst_stride);
+            f(src, dst)?;
+        }
+        Ok(())
+    }
+
+    /// # Safety
+    /// The source descriptor must be a StringDType descriptor.
+    unsafe fn src_state(&self) -> &DescrState {
+        // SAFETY: forwarded contract; the descriptor outlives the loop call.
+        unsafe { descr::state(self.src_descr) }
+    }
+
+    /// # Safety
+    /// The destination descriptor must be a StringDType descriptor.
+    unsafe fn dst_state(&self) -> &DescrState {
+        // SAFETY: as above.
+        unsafe { descr::state(self.dst_descr) }
+    }
+}
+
+/// Defines a strided-loop entry point that builds `Pairs` and runs `$body` in a guard.
+macro_rules! strided_loop {
+    ($name:ident, |$pairs:ident| $body:block) => {
+        unsafe extern "C" fn $name(
+            context: *mut PyArrayMethod_Context,
+            data: *const *mut c_char,
+            dimensions: *const npy_intp,
+            strides: *const npy_intp,
+            _auxdata: *mut c_void,
+        ) -> c_int {
+            // SAFETY: NumPy calls this with a 1-in-1-out loop's arguments.
+            let $pairs = unsafe { Pairs::new(context, data, dimensions, strides) };
+            loop_guard(|| $body)
+        }
+    };
+}
+
+/// What a missing value becomes in a dtype without one: `str(na_object)`, or the string
+/// itself for a string `na_object`.
+fn na_text(state: &DescrState) -> &[u8] {
+    match &state.na {
+        NaKind::String(default) => default,
+        _ => &state.na_name,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// String to string
+
+strided_loop!(string_to_string, |pairs| {
+    // SAFETY: both descriptors of this cast are StringDType descriptors.
+    let (src_state, dst_state) = unsafe { (pairs.src_state(), pairs.dst_state()) };
+    let keep_na = dst_state.na != NaKind::Unset;
+    let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena]);
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` and `dst` are elements of the loop's arrays.
+        let view = unsafe { descr::read_view(src) };
+        let copy = if view.is_na() && !keep_na {
+            locks.get_mut(1).store(na_text(src_state)).py()?
+        } else {
+            locks.copy_string(0, view, 1)?
+        };
+        // SAFETY: as above.
+        unsafe { replace_element(locks.get_mut(1), dst, copy) };
+        Ok(())
+    })
+});
+
+// ---------------------------------------------------------------------------------------
+// Fixed-width unicode ('U', UCS4) and bytes ('S')
+
+fn is_swapped(descr: *const PyArray_Descr) -> bool {
+    // SAFETY: a live descriptor.
+    let order = unsafe { (*descr).byteorder } as u8;
+    (order == b'>' && cfg!(target_endian = "little"))
+        || (order == b'<' && cfg!(target_endian = "big"))
+}
+
+fn elsize(descr: *const PyArray_Descr) -> usize {
+    // SAFETY: a live descriptor.
+    unsafe { (*descr).elsize as usize }
+}
+
+strided_loop!(unicode_to_string, |pairs| {
+    let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
+    // SAFETY: the destination is a StringDType descriptor.
+    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
+    let mut utf8 = Vec::new();
+    pairs.for_each(|src, dst| {
+        utf8.clear();
+        for i in 0..chars {
+            // SAFETY: a 'U' element holds `chars` UCS4 code units.
+            let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
+            let code = if swapped { raw.swap_bytes() } else { raw };
+            let c = char::from_u32(code)
+                .ok_or_else(|| PyTypeError::new_err("Invalid unicode code point found"))?;
+            let mut buf = [0; 4];
+            utf8.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+        // Fixed-width strings are NUL padded: trailing NULs are not part of the string.
+        let end = utf8.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
+        let view = arena.store(&utf8[..end]).py()?;
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+strided_loop!(string_to_unicode, |pairs| {
+    let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
+    // SAFETY: the source is a StringDType descriptor.
+    let state = unsafe { pairs.src_state() };
+    let arena = lock(&state.arena);
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { descr::read_view(src) };
+        let bytes = if view.is_na() {
+            na_text(state)
+        } else {
+            arena.get(&view).py()?
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let codes = text.chars().map(|c| c as u32).chain(std::iter::repeat(0));
+        for (i, code) in codes.take(chars).enumerate() {
+            let code = if swapped { code.swap_bytes() } else { code };
+            // SAFETY: a 'U' element has room for `chars` UCS4 code units.
+            unsafe { ptr::write_unaligned(dst.add(4 * i).cast::<u32>(), code) };
+        }
+        Ok(())
+    })
+});
+
+strided_loop!(bytes_to_string, |pairs| {
+    let width = elsize(pairs.src_descr);
+    // SAFETY: the destination is a StringDType descriptor.
+    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
+    pairs.for_each(|src, dst| {
+        // SAFETY: an 'S' element holds `width` bytes.
+        let raw = unsafe { std::slice::from_raw_parts(src, width) };
+        let raw = &raw[..raw.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)];
+        if let Err(err) = std::str::from_utf8(raw) {
+            return Err(Python::attach(|py| {
+                PyUnicodeDecodeError::new_utf8(py, raw, err)
+                    .map_or_else(|e| e, |v| PyErr::from_value(v.into_any()))
+            }));
+        }
+        let view = arena.store(raw).py()?;
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+fn ascii_error(text: &[u8], at: usize) -> PyErr {
+    Python::attach(|py| {
+        let text = String::from_utf8_lossy(text);
+        let start = text.char_indices().take_while(|(i, _)| *i < at).count();
+        match py.get_type::<PyUnicodeEncodeError>().call1((
+            "ascii",
+            text.as_ref(),
+            start,
+            start + 1,
+            "ordinal not in range(128)",
+        )) {
+            Ok(err) => PyErr::from_value(err),
+            Err(err) => err,
+        }
+    })
+}
+
+strided_loop!(string_to_bytes, |pairs| {
+    let width = elsize(pairs.dst_descr);
+    // SAFETY: the source is a StringDType descriptor.
+    let state = unsafe { pairs.src_state() };
+    let arena = lock(&state.arena);
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { descr::read_view(src) };
+        let bytes = if view.is_na() {
+            na_text(state)
+        } else {
+            arena.get(&view).py()?
+        };
+        if let Some(at) = bytes.iter().position(|&b| b >= 0x80) {
+            return Err(ascii_error(bytes, at));
+        }
+        let n = bytes.len().min(width);
+        // SAFETY: an 'S' element has room for `width` bytes.
+        unsafe {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), dst, n);
+            ptr::write_bytes(dst.add(n), 0, width - n);
+        }
+        Ok(())
+    })
+});
+
+// ---------------------------------------------------------------------------------------
+// Bool
+
+strided_loop!(bool_to_string, |pairs| {
+    // SAFETY: the destination is a StringDType descriptor.
+    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is a bool element.
+        let text: &[u8] = if unsafe { *src } != 0 {
+            b"True"
+        } else {
+            b"False"
+        };
+        let view = View::try_inline(text).expect("short");
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+strided_loop!(string_to_bool, |pairs| {
+    // SAFETY: the source is a StringDType descriptor.
+    let state = unsafe { pairs.src_state() };
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is a string element and `dst` a bool element.
+        unsafe { *dst = element_truth(&state.na, descr::read_view(src)) as u8 };
+        Ok(())
+    })
+});
+
+// ---------------------------------------------------------------------------------------
+// Numbers, datetimes and timedeltas, through Python (these loops hold the GIL)
+
+fn is_kind(descr: *const PyArray_Descr, kinds: &[u8]) -> bool {
+    // SAFETY: a live descriptor.
+    kinds.contains(&(unsafe { (*descr).kind } as u8))
+}
+
+strided_loop!(scalar_to_string, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    // SAFETY: the destination is a StringDType descriptor.
+    let state = unsafe { pairs.dst_state() };
+    let keep_na = state.na != NaKind::Unset;
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an aligned element of the source descriptor.
+        let scalar = unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                PyArray_Scalar(src.cast(), pairs.src_descr, ptr::null_mut()),
+            )?
+        };
+        // NaN and NaT become missing values when the target has them.
+        let text = if keep_na && scalar.ne(&scalar)? {
+            None
+        } else {
+            Some(scalar.str()?)
+        };
+        let mut arena = lock(&state.arena);
+        let view = match &text {
+            None => View::NA,
+            Some(text) => arena.store(text.to_str()?.as_bytes()).py()?,
+        };
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+strided_loop!(string_to_scalar, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let (src_descr, dst_descr) = (pairs.src_descr, pairs.dst_descr);
+    // SAFETY: the source is a StringDType descriptor.
+    let state = unsafe { pairs.src_state() };
+    let builtins = py.import("builtins")?;
+    let convert = if is_kind(dst_descr, b"iu") {
+        Some(builtins.getattr("int")?)
+    } else if is_kind(dst_descr, b"f") {
+        Some(builtins.getattr("float")?)
+    } else if is_kind(dst_descr, b"c") {
+        Some(builtins.getattr("complex")?)
+    } else {
+        None // datetime64 / timedelta64 parse strings themselves
+    };
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { descr::read_view(src) };
+        let value = if view.is_na() && !matches!(state.na, NaKind::String(_)) {
+            missing_value(py, state, dst_descr)?
+        } else {
+            // SAFETY: as above.
+            let text = unsafe { get_element(py, src_descr, src) }?.into_bound(py);
+            match &convert {
+                Some(convert) => convert.call1((text,))?,
+                None => text,
+            }
+        };
+        // SAFETY: `dst` is an element of the destination descriptor.
+        if unsafe { PyArray_Pack(dst_descr, dst.cast(), value.as_ptr()) } < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(())
+    })
+});
+
+/// What a missing value becomes in a number or time array, as NumPy's StringDType does.
+fn missing_value<'py>(
+    py: Python<'py>,
+    state: &DescrState,
+    target: *const PyArray_Descr,
+) -> PyResult<Bound<'py, PyAny>> {
+    if is_kind(target, b"Mm") {
+        return Ok(PyString::new(py, "NaT").into_any());
+    }
+    if state.na == NaKind::NanLike && is_kind(target, b"fc") {
+        return Ok(PyFloat::new(py, f64::NAN).into_any());
+    }
+    Err(PyValueError::new_err(
+        "Arrays with missing data cannot be converted to a non-nullable type",
+    ))
+}

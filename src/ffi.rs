@@ -1,0 +1,336 @@
+//! The only place with raw NumPy C declarations: struct layouts, slot and flag ids, and
+//! the API tables reached through NumPy's capsules (no compile-time NumPy dependency).
+//!
+//! Layouts and indices follow NumPy's headers (`numpy/dtype_api.h`, `ndarraytypes.h`,
+//! `__multiarray_api.h`, `__ufunc_api.h`, `_public_dtype_api_table.h`); every index used
+//! here is the same from NumPy 2.0 to 2.4.
+#![allow(
+    non_camel_case_types,
+    non_snake_case,
+    non_upper_case_globals,
+    dead_code
+)]
+
+use std::ffi::{c_char, c_int, c_uint, c_void};
+use std::sync::OnceLock;
+
+use pyo3::exceptions::PyImportError;
+use pyo3::ffi::{PyHeapTypeObject, PyObject, PyTypeObject, PyType_Slot, Py_hash_t};
+use pyo3::prelude::*;
+
+pub type npy_intp = isize;
+pub type npy_bool = u8;
+
+/// `PyArray_Descr` of NumPy 2.
+#[repr(C)]
+pub struct PyArray_Descr {
+    pub ob_base: PyObject,
+    pub typeobj: *mut PyTypeObject,
+    pub kind: c_char,
+    pub type_: c_char,
+    pub byteorder: c_char,
+    pub _former_flags: c_char,
+    pub type_num: c_int,
+    pub flags: u64,
+    pub elsize: npy_intp,
+    pub alignment: npy_intp,
+    pub metadata: *mut PyObject,
+    pub hash: Py_hash_t,
+    pub reserved_null: [*mut c_void; 2],
+}
+
+/// `PyArray_DTypeMeta`: a heap type object followed by NumPy's fields.
+#[repr(C)]
+pub struct PyArray_DTypeMeta {
+    pub super_: PyHeapTypeObject,
+    pub singleton: *mut PyArray_Descr,
+    pub type_num: c_int,
+    pub scalar_type: *mut PyTypeObject,
+    pub flags: u64,
+    pub dt_slots: *mut c_void,
+    pub reserved: [*mut c_void; 3],
+}
+
+/// The public head of `PyArrayObject_fields`.
+#[repr(C)]
+pub struct PyArrayObject_fields {
+    pub ob_base: PyObject,
+    pub data: *mut c_char,
+    pub nd: c_int,
+    pub dimensions: *mut npy_intp,
+    pub strides: *mut npy_intp,
+    pub base: *mut PyObject,
+    pub descr: *mut PyArray_Descr,
+    pub flags: c_int,
+}
+
+/// The first fields of `PyArrayMethod_Context` (identical in every NumPy 2.x).
+#[repr(C)]
+pub struct PyArrayMethod_Context {
+    pub caller: *mut PyObject,
+    pub method: *mut c_void,
+    pub descriptors: *const *mut PyArray_Descr,
+}
+
+#[repr(C)]
+pub struct PyArrayMethod_Spec {
+    pub name: *const c_char,
+    pub nin: c_int,
+    pub nout: c_int,
+    pub casting: c_int,
+    pub flags: c_int,
+    pub dtypes: *mut *mut PyArray_DTypeMeta,
+    pub slots: *mut PyType_Slot,
+}
+
+#[repr(C)]
+pub struct PyArrayDTypeMeta_Spec {
+    pub typeobj: *mut PyTypeObject,
+    pub flags: c_int,
+    pub casts: *mut *mut PyArrayMethod_Spec,
+    pub slots: *mut PyType_Slot,
+    pub baseclass: *mut PyTypeObject,
+}
+
+pub type ResolveDescriptors = unsafe extern "C" fn(
+    method: *mut c_void,
+    dtypes: *const *mut PyArray_DTypeMeta,
+    given_descrs: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    view_offset: *mut npy_intp,
+) -> c_int;
+
+pub type StridedLoop = unsafe extern "C" fn(
+    context: *mut PyArrayMethod_Context,
+    data: *const *mut c_char,
+    dimensions: *const npy_intp,
+    strides: *const npy_intp,
+    auxdata: *mut c_void,
+) -> c_int;
+
+pub type TraverseLoop = unsafe extern "C" fn(
+    traverse_context: *mut c_void,
+    descr: *const PyArray_Descr,
+    data: *mut c_char,
+    size: npy_intp,
+    stride: npy_intp,
+    auxdata: *mut c_void,
+) -> c_int;
+
+// NPY_CASTING
+pub const NPY_NO_CASTING: c_int = 0;
+pub const NPY_EQUIV_CASTING: c_int = 1;
+pub const NPY_SAFE_CASTING: c_int = 2;
+pub const NPY_SAME_KIND_CASTING: c_int = 3;
+pub const NPY_UNSAFE_CASTING: c_int = 4;
+
+// NPY_ARRAYMETHOD_FLAGS
+pub const NPY_METH_REQUIRES_PYAPI: c_int = 1 << 0;
+pub const NPY_METH_NO_FLOATINGPOINT_ERRORS: c_int = 1 << 1;
+pub const NPY_METH_SUPPORTS_UNALIGNED: c_int = 1 << 2;
+pub const NPY_METH_IS_REORDERABLE: c_int = 1 << 3;
+
+// ArrayMethod slots
+pub const NPY_METH_resolve_descriptors: c_int = 2;
+pub const NPY_METH_get_loop: c_int = 3;
+pub const NPY_METH_get_reduction_initial: c_int = 4;
+pub const NPY_METH_strided_loop: c_int = 5;
+pub const NPY_METH_contiguous_loop: c_int = 6;
+pub const NPY_METH_unaligned_strided_loop: c_int = 7;
+pub const NPY_METH_unaligned_contiguous_loop: c_int = 8;
+
+// DType flags and slots
+pub const NPY_DT_PARAMETRIC: c_int = 1 << 2;
+pub const NPY_DT_discover_descr_from_pyobject: c_int = 1;
+pub const _NPY_DT_is_known_scalar_type: c_int = 2;
+pub const NPY_DT_default_descr: c_int = 3;
+pub const NPY_DT_common_dtype: c_int = 4;
+pub const NPY_DT_common_instance: c_int = 5;
+pub const NPY_DT_ensure_canonical: c_int = 6;
+pub const NPY_DT_setitem: c_int = 7;
+pub const NPY_DT_getitem: c_int = 8;
+pub const NPY_DT_get_clear_loop: c_int = 9;
+pub const NPY_DT_get_fill_zero_loop: c_int = 10;
+pub const NPY_DT_finalize_descr: c_int = 11;
+const ARRFUNCS: c_int = 1 << 11;
+pub const NPY_DT_PyArray_ArrFuncs_compare: c_int = ARRFUNCS + 5;
+pub const NPY_DT_PyArray_ArrFuncs_argmax: c_int = ARRFUNCS + 6;
+pub const NPY_DT_PyArray_ArrFuncs_nonzero: c_int = ARRFUNCS + 10;
+pub const NPY_DT_PyArray_ArrFuncs_argmin: c_int = ARRFUNCS + 22;
+
+// Descriptor flags (ndarraytypes.h)
+pub const NPY_ITEM_REFCOUNT: u64 = 0x01;
+pub const NPY_LIST_PICKLE: u64 = 0x02;
+pub const NPY_NEEDS_INIT: u64 = 0x08;
+
+// Type numbers (ndarraytypes.h)
+pub const NPY_UNICODE: c_int = 19;
+
+/// NumPy 2.0's C API feature version; older NumPy is refused.
+const NPY_2_0_API_VERSION: c_uint = 0x12;
+
+/// The NumPy built-in DTypes this package casts to and from, by their offset in the
+/// public DType table (`PyArray_API[320 + k]`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BuiltinDType {
+    Bool = 1,
+    Int8 = 12,
+    UInt8 = 13,
+    Int16 = 14,
+    UInt16 = 15,
+    Int32 = 16,
+    UInt32 = 17,
+    Int64 = 18,
+    UInt64 = 19,
+    Long = 8,
+    ULong = 9,
+    LongLong = 10,
+    ULongLong = 11,
+    Half = 22,
+    Float = 23,
+    Double = 24,
+    LongDouble = 25,
+    CFloat = 26,
+    CDouble = 27,
+    CLongDouble = 28,
+    Bytes = 29,
+    Unicode = 30,
+    Datetime = 31,
+    Timedelta = 32,
+    Object = 33,
+}
+
+/// The two API tables, loaded once at import.
+pub struct Api {
+    array: *const *mut c_void,
+}
+
+// SAFETY: the tables are immutable arrays of pointers owned by NumPy for the process life.
+unsafe impl Send for Api {}
+// SAFETY: as above.
+unsafe impl Sync for Api {}
+
+static ARRAY_API: OnceLock<Api> = OnceLock::new();
+static UFUNC_API: OnceLock<Api> = OnceLock::new();
+
+fn capsule_table(py: Python<'_>, attr: &str) -> PyResult<Api> {
+    let module = py.import("numpy._core._multiarray_umath")?;
+    let capsule = module.getattr(attr)?;
+    // SAFETY: `capsule` is a live object; PyCapsule_GetPointer checks its type and sets
+    // an exception on failure.
+    let ptr = unsafe { pyo3::ffi::PyCapsule_GetPointer(capsule.as_ptr(), std::ptr::null()) };
+    if ptr.is_null() {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(Api {
+        array: ptr as *const *mut c_void,
+    })
+}
+
+/// Loads NumPy's C API tables and checks that NumPy is 2.0 or newer.
+pub fn load(py: Python<'_>) -> PyResult<()> {
+    let api = capsule_table(py, "_ARRAY_API")?;
+    // SAFETY: entry 211 of the array table is PyArray_GetNDArrayCFeatureVersion in every
+    // NumPy since 1.4.
+    let version: unsafe extern "C" fn() -> c_uint =
+        unsafe { std::mem::transmute(*api.array.add(211)) };
+    // SAFETY: a plain function without arguments.
+    let feature = unsafe { version() };
+    if feature < NPY_2_0_API_VERSION {
+        return Err(PyImportError::new_err(format!(
+            "stringdtype needs NumPy 2.0 or newer (C API feature version {NPY_2_0_API_VERSION:#x}); \
+             the installed NumPy has version {feature:#x}"
+        )));
+    }
+    let _ = ARRAY_API.set(api);
+    let _ = UFUNC_API.set(capsule_table(py, "_UFUNC_API")?);
+    Ok(())
+}
+
+fn array_entry(index: usize) -> *mut c_void {
+    let api = ARRAY_API.get().expect("NumPy API loaded at module import");
+    // SAFETY: `index` is a valid entry of the array API table of NumPy >= 2.0 (checked at load).
+    unsafe { *api.array.add(index) }
+}
+
+pub fn ufunc_entry(index: usize) -> *mut c_void {
+    let api = UFUNC_API.get().expect("NumPy API loaded at module import");
+    // SAFETY: `index` is a valid entry of the ufunc API table of NumPy >= 2.0.
+    unsafe { *api.array.add(index) }
+}
+
+pub unsafe fn PyArray_Scalar(
+    data: *mut c_void,
+    descr: *mut PyArray_Descr,
+    base: *mut PyObject,
+) -> *mut PyObject {
+    // SAFETY: entry 60 is `PyObject *PyArray_Scalar(void *, PyArray_Descr *, PyObject *)`.
+    let f: unsafe extern "C" fn(*mut c_void, *mut PyArray_Descr, *mut PyObject) -> *mut PyObject =
+        unsafe { std::mem::transmute(array_entry(60)) };
+    // SAFETY: forwarded contract.
+    unsafe { f(data, descr, base) }
+}
+
+pub unsafe fn PyArray_Pack(
+    descr: *mut PyArray_Descr,
+    item: *mut c_void,
+    value: *mut PyObject,
+) -> c_int {
+    // SAFETY: entry 65 is `int PyArray_Pack(PyArray_Descr *, void *, PyObject *)`.
+    let f: unsafe extern "C" fn(*mut PyArray_Descr, *mut c_void, *mut PyObject) -> c_int =
+        unsafe { std::mem::transmute(array_entry(65)) };
+    // SAFETY: forwarded contract.
+    unsafe { f(descr, item, value) }
+}
+
+pub unsafe fn PyArray_GetDefaultDescr(dtype: *mut PyArray_DTypeMeta) -> *mut PyArray_Descr {
+    // SAFETY: entry 361 is `PyArray_Descr *PyArray_GetDefaultDescr(PyArray_DTypeMeta *)`.
+    let f: unsafe extern "C" fn(*mut PyArray_DTypeMeta) -> *mut PyArray_Descr =
+        unsafe { std::mem::transmute(array_entry(361)) };
+    // SAFETY: forwarded contract.
+    unsafe { f(dtype) }
+}
+
+pub unsafe fn PyArrayInitDTypeMeta_FromSpec(
+    dtype: *mut PyArray_DTypeMeta,
+    spec: *mut PyArrayDTypeMeta_Spec,
+) -> c_int {
+    // SAFETY: entry 362 is `int PyArrayInitDTypeMeta_FromSpec(PyArray_DTypeMeta *, PyArrayDTypeMeta_Spec *)`.
+    let f: unsafe extern "C" fn(*mut PyArray_DTypeMeta, *mut PyArrayDTypeMeta_Spec) -> c_int =
+        unsafe { std::mem::transmute(array_entry(362)) };
+    // SAFETY: forwarded contract.
+    unsafe { f(dtype, spec) }
+}
+
+/// `PyArrayDescr_Type` (array table entry 3).
+pub fn descr_type() -> *mut PyTypeObject {
+    array_entry(3) as *mut PyTypeObject
+}
+
+/// `PyArrayDTypeMeta_Type` (entry 320 holds a pointer to it).
+pub fn dtypemeta_type() -> *mut PyTypeObject {
+    array_entry(320) as *mut PyTypeObject
+}
+
+/// A built-in DType class (entry 320 + k holds a pointer to it).
+pub fn builtin_dtype(dtype: BuiltinDType) -> *mut PyArray_DTypeMeta {
+    array_entry(320 + dtype as usize) as *mut PyArray_DTypeMeta
+}
+
+/// The DType class of a descriptor (`NPY_DTYPE`).
+///
+/// # Safety
+/// `descr` must be a live descriptor.
+pub unsafe fn dtype_of(descr: *const PyArray_Descr) -> *mut PyArray_DTypeMeta {
+    // SAFETY: a descriptor's type is its DType class.
+    unsafe { (*descr).ob_base.ob_type as *mut PyArray_DTypeMeta }
+}
+
+/// The descriptor of an array (`PyArray_DESCR`).
+///
+/// # Safety
+/// `array` must be a live ndarray.
+pub unsafe fn array_descr(array: *mut c_void) -> *mut PyArray_Descr {
+    // SAFETY: every ndarray starts with PyArrayObject_fields.
+    unsafe { (*(array as *mut PyArrayObject_fields)).descr }
+}

@@ -1,0 +1,13 @@
+"""A variable-width UTF-8 string dtype for NumPy whose elements are Arrow string views.
+
+>>> import numpy as np
+>>> from stringdtype import StringDType
+>>> a = np.array(["apple", "a much longer string", None], dtype=StringDType(na_object=None))
+>>> a[0] = "pear"
+>>> a
+array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
+"""
+
+from ._core import StringDType, StringScalar, memory_info, memory_usage
+
+__all__ = ["StringDType", "StringScalar", "memory_info", "memory_usage"]

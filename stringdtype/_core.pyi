@@ -1,0 +1,23 @@
+from typing import Any, TypedDict
+
+import numpy as np
+
+class StringScalar(str): ...
+
+class StringDType(np.dtype[StringScalar]):  # type: ignore[misc]
+    def __new__(cls, *, na_object: Any = ..., coerce: bool = True) -> StringDType: ...
+    @property
+    def na_object(self) -> Any: ...
+    @property
+    def coerce(self) -> bool: ...
+
+class MemoryInfo(TypedDict):
+    views: int
+    arena_capacity: int
+    arena_used: int
+    string_bytes: int
+    chunks: int
+
+def memory_info(array: np.ndarray) -> MemoryInfo: ...
+def memory_usage(array: np.ndarray) -> int: ...
+def _rebuild_dtype(coerce: bool, *na_object: Any) -> StringDType: ...
