@@ -76,7 +76,9 @@ fn cast_defs() -> Vec<CastDef> {
             name: c"string_to_string",
             from: End::Ours,
             to: End::Ours,
-            casting: NPY_NO_CASTING,
+            // The least safe level this cast can have: NumPy skips `resolve_descriptors`
+            // when the spec's level already satisfies the requested one.
+            casting: NPY_UNSAFE_CASTING,
             flags: FAST,
             resolve: resolve_string_to_string,
             strided: string_to_string,
@@ -508,11 +510,8 @@ strided_loop!(bytes_to_string, |pairs| {
         // SAFETY: an 'S' element holds `width` bytes.
         let raw = unsafe { std::slice::from_raw_parts(src, width) };
         let raw = &raw[..raw.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)];
-        if let Err(err) = std::str::from_utf8(raw) {
-            return Err(Python::attach(|py| {
-                PyUnicodeDecodeError::new_utf8(py, raw, err)
-                    .map_or_else(|e| e, |v| PyErr::from_value(v.into_any()))
-            }));
+        if std::str::from_utf8(raw).is_err() {
+            return Err(utf8_error(raw));
         }
         let view = arena.store(raw).py()?;
         // SAFETY: `dst` is an element of the destination array.
@@ -520,6 +519,22 @@ strided_loop!(bytes_to_string, |pairs| {
         Ok(())
     })
 });
+
+/// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
+fn utf8_error(raw: &[u8]) -> PyErr {
+    Python::attach(|py| {
+        // SAFETY: `raw` is a live byte slice; the codec returns a new reference or null
+        // with the exception set.
+        let decoded = unsafe {
+            pyffi::PyUnicode_DecodeUTF8(raw.as_ptr().cast(), raw.len() as isize, c"strict".as_ptr())
+        };
+        // SAFETY: `decoded` is a new reference or null.
+        match unsafe { Bound::from_owned_ptr_or_err(py, decoded) } {
+            Err(err) => err,
+            Ok(_) => PyUnicodeDecodeError::new_err("invalid UTF-8"),
+        }
+    })
+}
 
 fn ascii_error(text: &[u8], at: usize) -> PyErr {
     Python::attach(|py| {
