@@ -247,7 +247,7 @@ pub fn load(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-fn array_entry(index: usize) -> *mut c_void {
+pub fn array_entry(index: usize) -> *mut c_void {
     let api = ARRAY_API.get().expect("NumPy API loaded at module import");
     // SAFETY: `index` is a valid entry of the array API table of NumPy >= 2.0 (checked at load).
     unsafe { *api.array.add(index) }

@@ -7,6 +7,7 @@ mod descr;
 mod dtype;
 mod error;
 mod ffi;
+mod ufuncs;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
@@ -97,6 +98,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .getattr("type")?
             .call1(("StringScalar", bases, namespace))?;
     let cls = dtype::create(py, &scalar)?;
+    ufuncs::register_all(py)?;
     // SAFETY: the class is immortal (leaked), so a borrowed reference is always valid.
     let cls = unsafe { Bound::from_borrowed_ptr(py, cls.cast()) };
     m.add("StringDType", cls)?;

@@ -1,0 +1,310 @@
+//! Comparisons, `maximum` / `minimum`, `add`, `multiply`, `str_len` and `isnan`.
+//!
+//! Comparisons decide from the 16-byte views (length and 4-byte prefix, or the whole view
+//! when both strings are inline) before touching an arena. Missing values follow NumPy's
+//! StringDType: a NaN-like one propagates (and compares unequal), a string one acts as its
+//! string, any other one is an error where a value is needed.
+
+use std::cmp::Ordering;
+use std::ffi::{c_char, c_int, c_void};
+
+use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::prelude::*;
+use stringdtype_core::{Arena, View, MAX_STRING_LEN};
+
+use super::{effective_na, na_error, Args, Dt, LoopDef};
+use crate::arenas::ArenaLocks;
+use crate::descr::{read_view, NaKind};
+use crate::dtype::replace_element;
+use crate::error::{loop_guard, CoreResultExt};
+use crate::ffi::{npy_intp, PyArrayMethod_Context};
+
+pub fn loops() -> Vec<LoopDef> {
+    const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
+    const TTT: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Ours];
+    vec![
+        LoopDef { ufunc: "equal", dtypes: TTB, strided: compare_loop::<EQ> },
+        LoopDef { ufunc: "not_equal", dtypes: TTB, strided: compare_loop::<NE> },
+        LoopDef { ufunc: "less", dtypes: TTB, strided: compare_loop::<LT> },
+        LoopDef { ufunc: "less_equal", dtypes: TTB, strided: compare_loop::<LE> },
+        LoopDef { ufunc: "greater", dtypes: TTB, strided: compare_loop::<GT> },
+        LoopDef { ufunc: "greater_equal", dtypes: TTB, strided: compare_loop::<GE> },
+        LoopDef { ufunc: "maximum", dtypes: TTT, strided: extreme_loop::<true> },
+        LoopDef { ufunc: "minimum", dtypes: TTT, strided: extreme_loop::<false> },
+        LoopDef { ufunc: "add", dtypes: TTT, strided: add_loop },
+        LoopDef { ufunc: "multiply", dtypes: &[Dt::Ours, Dt::Int64, Dt::Ours], strided: multiply_loop::<0> },
+        LoopDef { ufunc: "multiply", dtypes: &[Dt::Int64, Dt::Ours, Dt::Ours], strided: multiply_loop::<1> },
+        LoopDef { ufunc: "str_len", dtypes: &[Dt::Ours, Dt::Int64], strided: str_len_loop },
+        LoopDef { ufunc: "isnan", dtypes: &[Dt::Ours, Dt::Bool], strided: isnan_loop },
+    ]
+}
+
+const EQ: u8 = 0;
+const NE: u8 = 1;
+const LT: u8 = 2;
+const LE: u8 = 3;
+const GT: u8 = 4;
+const GE: u8 = 5;
+
+const fn op_name(op: u8) -> &'static str {
+    match op {
+        EQ => "equal",
+        NE => "not_equal",
+        LT => "less",
+        LE => "less_equal",
+        GT => "greater",
+        _ => "greater_equal",
+    }
+}
+
+/// Defines a loop entry point: builds `Args` for `$nargs` operands and runs `$body`.
+macro_rules! ufunc_loop {
+    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
+        $(#[$meta])*
+        unsafe extern "C" fn $name $(<$($gen)*>)? (
+            context: *mut PyArrayMethod_Context,
+            data: *const *mut c_char,
+            dimensions: *const npy_intp,
+            strides: *const npy_intp,
+            _auxdata: *mut c_void,
+        ) -> c_int {
+            // SAFETY: NumPy calls a loop with its registered number of operands.
+            let $args = unsafe { Args::new(context, data, dimensions, strides, $nargs) };
+            loop_guard(|| $body)
+        }
+    };
+}
+
+/// Equality decided from the views where possible.
+#[inline]
+fn equal(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<bool> {
+    if a.len_and_prefix() != b.len_and_prefix() {
+        return Ok(false);
+    }
+    if a.is_inline() {
+        return Ok(a == b);
+    }
+    Ok(arena_a.get(&a).py()? == arena_b.get(&b).py()?)
+}
+
+/// Order decided from the prefixes where possible (zero padding sorts before every byte,
+/// and a tie falls through to the bytes).
+#[inline]
+fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Ordering> {
+    let (pa, pb) = (u32::from_be_bytes(a.prefix()), u32::from_be_bytes(b.prefix()));
+    if pa != pb {
+        return Ok(pa.cmp(&pb));
+    }
+    Ok(arena_a.get(&a).py()?.cmp(arena_b.get(&b).py()?))
+}
+
+/// A string operand's bytes, with a missing value replaced by its string or reported.
+enum Value<'a> {
+    Str(&'a [u8]),
+    /// A NaN-like missing value (or, for equality, any non-string one).
+    Missing,
+}
+
+fn value<'a>(view: &'a View, arena: &'a Arena, na: &'a NaKind, what: &str) -> PyResult<Value<'a>> {
+    if !view.is_na() {
+        return Ok(Value::Str(arena.get(view).py()?));
+    }
+    match na {
+        NaKind::String(default) => Ok(Value::Str(default)),
+        NaKind::NanLike => Ok(Value::Missing),
+        NaKind::Other | NaKind::Unset => Err(na_error(what)),
+    }
+}
+
+ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
+    // SAFETY: operands 0 and 1 are StringDType operands.
+    let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
+    let na = effective_na(&[sa, sb]);
+    let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
+    let (arena_a, arena_b) = (locks.get(0), locks.get(1));
+    let message = format!("'{}' not supported for null values that are not nan-like or strings.", op_name(OP));
+    for i in 0..args.n {
+        // SAFETY: element i of each operand lies in its buffer.
+        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let result = if !a.is_na() && !b.is_na() {
+            match OP {
+                EQ => equal(a, arena_a, b, arena_b)?,
+                NE => !equal(a, arena_a, b, arena_b)?,
+                _ => ordered::<OP>(order(a, arena_a, b, arena_b)?),
+            }
+        } else if matches!(OP, EQ | NE) && !matches!(na, NaKind::String(_)) {
+            // NaN-like missing values equal nothing; other ones equal each other.
+            let equal = *na != NaKind::NanLike && a.is_na() && b.is_na();
+            equal == (OP == EQ)
+        } else {
+            match (value(&a, arena_a, na, &message)?, value(&b, arena_b, na, &message)?) {
+                (Value::Str(x), Value::Str(y)) => match OP {
+                    EQ => x == y,
+                    NE => x != y,
+                    _ => ordered::<OP>(x.cmp(y)),
+                },
+                _ => false,
+            }
+        };
+        // SAFETY: element i of the bool output.
+        unsafe { *args.at(2, i) = result as u8 };
+    }
+    Ok(())
+});
+
+#[inline]
+fn ordered<const OP: u8>(ord: Ordering) -> bool {
+    match OP {
+        LT => ord.is_lt(),
+        LE => ord.is_le(),
+        GT => ord.is_gt(),
+        _ => ord.is_ge(),
+    }
+}
+
+/// Writes `bytes` (or a missing value, for `None`) to the output element at `dst`.
+///
+/// # Safety
+/// `dst` must be an element of an array whose arena is `arena`.
+unsafe fn write_output(arena: &mut Arena, dst: *mut u8, bytes: Option<&[u8]>) -> PyResult<()> {
+    let view = match bytes {
+        Some(bytes) => arena.store(bytes).py()?,
+        None => View::NA,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { replace_element(arena, dst, view) };
+    Ok(())
+}
+
+ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
+    // SAFETY: all three operands are StringDType operands.
+    let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let na = effective_na(&[sa, sb]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let message = "Cannot compare null that is not a nan-like value";
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        // SAFETY: element i of each input.
+        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let missing = {
+            let (arena_a, arena_b) = (locks.get(0), locks.get(1));
+            match (value(&a, arena_a, na, message)?, value(&b, arena_b, na, message)?) {
+                (Value::Str(x), Value::Str(y)) => {
+                    let pick = if (x >= y) == MAX { x } else { y };
+                    scratch.clear();
+                    scratch.extend_from_slice(pick);
+                    false
+                }
+                _ => true,
+            }
+        };
+        // SAFETY: element i of output 2, whose arena is lock 2.
+        unsafe { write_output(locks.get_mut(2), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+    }
+    Ok(())
+});
+
+ufunc_loop!(add_loop, 3, |args| {
+    // SAFETY: all three operands are StringDType operands.
+    let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let na = effective_na(&[sa, sb]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        // SAFETY: element i of each input.
+        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let missing = {
+            let message = "Cannot add null that is not a nan-like value";
+            let (arena_a, arena_b) = (locks.get(0), locks.get(1));
+            match (value(&a, arena_a, na, message)?, value(&b, arena_b, na, message)?) {
+                (Value::Str(x), Value::Str(y)) => {
+                    if x.len() + y.len() > MAX_STRING_LEN {
+                        return Err(PyOverflowError::new_err("Overflow encountered in string add"));
+                    }
+                    scratch.clear();
+                    scratch.extend_from_slice(x);
+                    scratch.extend_from_slice(y);
+                    false
+                }
+                _ => true,
+            }
+        };
+        // SAFETY: element i of output 2, whose arena is lock 2.
+        unsafe { write_output(locks.get_mut(2), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+    }
+    Ok(())
+});
+
+ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
+    let count_at = 1 - STRING_AT;
+    // SAFETY: the string operand and the output are StringDType operands.
+    let (ss, so) = unsafe { (args.state(STRING_AT), args.state(2)) };
+    let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena]);
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        // SAFETY: element i of each input; the count operand is int64.
+        let (s, count) = unsafe {
+            (read_view(args.at(STRING_AT, i)), std::ptr::read_unaligned(args.at(count_at, i) as *const i64))
+        };
+        let missing = if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
+            if ss.na != NaKind::NanLike {
+                return Err(PyTypeError::new_err("Cannot multiply null that is not a nan-like value"));
+            }
+            true
+        } else {
+            let bytes: &[u8] = match (&ss.na, s.is_na()) {
+                (NaKind::String(default), true) => default,
+                _ => locks.get(0).get(&s).py()?,
+            };
+            let count = count.max(0) as usize;
+            let total = bytes.len().checked_mul(count).filter(|&t| t <= MAX_STRING_LEN);
+            let total = total.ok_or_else(|| PyOverflowError::new_err("Overflow encountered in string multiply"))?;
+            scratch.clear();
+            scratch.reserve(total);
+            for _ in 0..count {
+                scratch.extend_from_slice(bytes);
+            }
+            false
+        };
+        // SAFETY: element i of output 2, whose arena is lock 1.
+        unsafe { write_output(locks.get_mut(1), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+    }
+    Ok(())
+});
+
+/// Number of code points in UTF-8 bytes: the bytes that are not continuation bytes.
+#[inline]
+fn code_points(bytes: &[u8]) -> usize {
+    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
+}
+
+ufunc_loop!(str_len_loop, 2, |args| {
+    // SAFETY: operand 0 is a StringDType operand.
+    let state = unsafe { args.state(0) };
+    let locks = ArenaLocks::new(&[&state.arena]);
+    let arena = locks.get(0);
+    for i in 0..args.n {
+        // SAFETY: element i of the input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let len = match view.inline_bytes() {
+            Some(bytes) if !view.is_na() => code_points(bytes),
+            _ => match value(&view, arena, &state.na, "The length of a null string is undefined")? {
+                Value::Str(bytes) => code_points(bytes),
+                Value::Missing => return Err(na_error("The length of a null string is undefined")),
+            },
+        };
+        // SAFETY: element i of the int64 output.
+        unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
+    }
+    Ok(())
+});
+
+ufunc_loop!(isnan_loop, 2, |args| {
+    // SAFETY: operand 0 is a StringDType operand.
+    let nan_like = unsafe { args.state(0) }.na == NaKind::NanLike;
+    for i in 0..args.n {
+        // SAFETY: element i of the input and of the bool output.
+        unsafe { *args.at(1, i) = (nan_like && read_view(args.at(0, i)).is_na()) as u8 };
+    }
+    Ok(())
+});

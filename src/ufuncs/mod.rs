@@ -1,0 +1,368 @@
+//! Ufunc loops on NumPy's own ufunc objects: registration from tables, promoters that let
+//! Python `str`, `U` arrays and Python or NumPy integers mix in, descriptor resolution,
+//! and the strided-argument plumbing the loops share.
+
+mod basic;
+
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::ptr;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi::{self as pyffi, PyObject, PyType_Slot};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::descr::{self, na_equal, DescrState, NaKind};
+use crate::dtype::dtype_class;
+use crate::error::with_gil_guard;
+use crate::ffi::*;
+
+/// A DType in a loop or promoter signature.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Dt {
+    /// This package's StringDType.
+    Ours,
+    Bool,
+    Int64,
+    /// NumPy's `U`.
+    Unicode,
+    /// Any integer DType, Python int included (for promoters).
+    AnyInt,
+}
+
+impl Dt {
+    fn class(self) -> *mut PyArray_DTypeMeta {
+        match self {
+            Dt::Ours => dtype_class(),
+            Dt::Bool => builtin_dtype(BuiltinDType::Bool),
+            Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
+            Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
+            Dt::AnyInt => abstract_int_dtype(),
+        }
+    }
+}
+
+/// One loop to register: a ufunc name in `numpy._core.umath`, its DTypes (inputs, then
+/// outputs), and the loop.
+pub struct LoopDef {
+    pub ufunc: &'static str,
+    pub dtypes: &'static [Dt],
+    pub strided: StridedLoop,
+}
+
+fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("numpy._core.umath")?.getattr(name)
+}
+
+/// Registers `def` on its ufunc, with a promoter so that `U` inputs and any integer
+/// inputs reach it.
+pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
+    let ufunc = ufunc(py, def.ufunc)?;
+    let nin = ufunc.getattr("nin")?.extract::<usize>()?;
+    let mut dtypes: Vec<*mut PyArray_DTypeMeta> = def.dtypes.iter().map(|d| d.class()).collect();
+    let slots = [
+        PyType_Slot { slot: NPY_METH_resolve_descriptors, pfunc: resolver(def.dtypes.len()) },
+        PyType_Slot { slot: NPY_METH_strided_loop, pfunc: def.strided as *mut c_void },
+        PyType_Slot { slot: NPY_METH_unaligned_strided_loop, pfunc: def.strided as *mut c_void },
+        PyType_Slot { slot: 0, pfunc: ptr::null_mut() },
+    ];
+    let name = CString::new(format!("stringdtype_{}", def.ufunc)).expect("no NUL");
+    let mut spec = PyArrayMethod_Spec {
+        name: name.as_ptr(),
+        nin: nin as c_int,
+        nout: (def.dtypes.len() - nin) as c_int,
+        casting: NPY_NO_CASTING,
+        flags: NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED,
+        dtypes: dtypes.as_mut_ptr(),
+        slots: slots.as_ptr() as *mut PyType_Slot,
+    };
+    // SAFETY: entry 43 is `int PyUFunc_AddLoopFromSpec(PyObject *, PyArrayMethod_Spec *)`;
+    // NumPy copies what it needs from the spec before returning.
+    let status = unsafe {
+        let f: unsafe extern "C" fn(*mut PyObject, *mut PyArrayMethod_Spec) -> c_int =
+            std::mem::transmute(ufunc_entry(43));
+        f(ufunc.as_ptr(), &mut spec)
+    };
+    if status < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    add_promoters(py, &ufunc, def.dtypes, nin)
+}
+
+/// Promoters for every mix of this loop's string inputs with `U`, and of its integer
+/// inputs with any integer DType.
+fn add_promoters(py: Python<'_>, ufunc: &Bound<'_, PyAny>, dtypes: &[Dt], nin: usize) -> PyResult<()> {
+    let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
+    // Every non-empty choice of string inputs that come in as `U` (or Python str).
+    for mask in 0..(1u32 << strings.len()) {
+        let mut pattern: Vec<Option<Dt>> = dtypes[..nin]
+            .iter()
+            .map(|&d| Some(if d == Dt::Int64 { Dt::AnyInt } else { d }))
+            .collect();
+        for (bit, &i) in strings.iter().enumerate() {
+            if mask & (1 << bit) != 0 {
+                pattern[i] = Some(Dt::Unicode);
+            }
+        }
+        let has_int = dtypes[..nin].contains(&Dt::Int64);
+        if mask == 0 && !has_int {
+            continue;
+        }
+        pattern.extend(std::iter::repeat_n(None, dtypes.len() - nin));
+        add_promoter(py, ufunc, &pattern)?;
+    }
+    Ok(())
+}
+
+fn add_promoter(py: Python<'_>, ufunc: &Bound<'_, PyAny>, pattern: &[Option<Dt>]) -> PyResult<()> {
+    let items: Vec<Bound<'_, PyAny>> = pattern
+        .iter()
+        .map(|d| match d {
+            // SAFETY: DType classes live for the process.
+            Some(d) => unsafe { Bound::from_borrowed_ptr(py, d.class().cast()) },
+            None => py.None().into_bound(py),
+        })
+        .collect();
+    let tuple = PyTuple::new(py, items)?;
+    // SAFETY: the capsule holds the promoter function itself, under the name NumPy
+    // expects; the name is a static string and there is no destructor.
+    let capsule = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyffi::PyCapsule_New(promote as *mut c_void, c"numpy._ufunc_promoter".as_ptr(), None),
+        )?
+    };
+    // SAFETY: entry 44 is `int PyUFunc_AddPromoter(PyObject *, PyObject *, PyObject *)`.
+    let status = unsafe {
+        let f: unsafe extern "C" fn(*mut PyObject, *mut PyObject, *mut PyObject) -> c_int =
+            std::mem::transmute(ufunc_entry(44));
+        f(ufunc.as_ptr(), tuple.as_ptr(), capsule.as_ptr())
+    };
+    if status < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(())
+}
+
+/// The promoter: `U` (and this package's StringDType) inputs become StringDType,
+/// integers become int64; fixed signature entries are kept; outputs are left to the loop.
+unsafe extern "C" fn promote(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
+        let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
+        let nin: usize = ufunc.getattr("nin")?.extract()?;
+        let nargs: usize = ufunc.getattr("nargs")?.extract()?;
+        let unicode = builtin_dtype(BuiltinDType::Unicode);
+        for i in 0..nargs {
+            // SAFETY: as above.
+            let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
+            let chosen = if !fixed.is_null() {
+                fixed
+            } else if i >= nin {
+                given
+            } else if given == unicode || given == dtype_class() {
+                dtype_class()
+            } else {
+                builtin_dtype(BuiltinDType::Int64)
+            };
+            if !chosen.is_null() {
+                // SAFETY: the array takes a new reference per entry.
+                unsafe { pyffi::Py_INCREF(chosen.cast()) };
+            }
+            // SAFETY: as above.
+            unsafe { *new_op_dtypes.add(i) = chosen };
+        }
+        Ok(0)
+    })
+}
+
+fn abstract_int_dtype() -> *mut PyArray_DTypeMeta {
+    // Entry 366 (`PyArray_IntAbstractDType`) holds a pointer to the DType.
+    array_entry_ptr(366) as *mut PyArray_DTypeMeta
+}
+
+/// `resolve_descriptors` for a loop with `nargs` operands.
+fn resolver(nargs: usize) -> *mut c_void {
+    match nargs {
+        2 => resolve_descriptors::<2> as *mut c_void,
+        3 => resolve_descriptors::<3> as *mut c_void,
+        4 => resolve_descriptors::<4> as *mut c_void,
+        5 => resolve_descriptors::<5> as *mut c_void,
+        _ => unreachable!("loops have 2 to 5 operands"),
+    }
+}
+
+/// The loops' descriptor resolution: inputs as given; a missing string output gets a
+/// brand-new descriptor (so the new array owns its strings) whose `na_object` and
+/// `coerce` combine those of the string inputs; other outputs get their default.
+unsafe extern "C" fn resolve_descriptors<const NARGS: usize>(
+    _method: *mut c_void,
+    dtypes: *const *mut PyArray_DTypeMeta,
+    given: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    _view_offset: *mut npy_intp,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        let mut string_inputs = Vec::new();
+        for i in 0..NARGS {
+            // SAFETY: NumPy passes NARGS DTypes and given descriptors.
+            let (dtype, descr) = unsafe { (*dtypes.add(i), *given.add(i)) };
+            if descr.is_null() {
+                continue;
+            }
+            if dtype == dtype_class() {
+                string_inputs.push(descr);
+            }
+            // SAFETY: a live descriptor; the loop keeps a new reference.
+            unsafe {
+                pyffi::Py_INCREF(descr.cast());
+                *loop_descrs.add(i) = descr;
+            }
+        }
+        let (na, coerce) = match common_params(py, &string_inputs) {
+            Ok(params) => params,
+            Err(err) => {
+                for i in 0..NARGS {
+                    // SAFETY: drop the references taken above before failing.
+                    unsafe {
+                        if !(*given.add(i)).is_null() {
+                            pyffi::Py_DECREF((*loop_descrs.add(i)).cast());
+                        }
+                    }
+                }
+                return Err(err);
+            }
+        };
+        for i in 0..NARGS {
+            // SAFETY: as above.
+            let (dtype, descr) = unsafe { (*dtypes.add(i), *given.add(i)) };
+            if !descr.is_null() {
+                continue;
+            }
+            let fresh = if dtype == dtype_class() {
+                descr::new_descr(py, na.as_ref(), coerce)?
+            } else {
+                // SAFETY: `dtype` is a live DType class; a new reference comes back.
+                let d = unsafe { PyArray_GetDefaultDescr(dtype) };
+                if d.is_null() {
+                    return Err(PyErr::fetch(py));
+                }
+                d
+            };
+            // SAFETY: as above.
+            unsafe { *loop_descrs.add(i) = fresh };
+        }
+        Ok(NPY_NO_CASTING)
+    })
+}
+
+/// The `na_object` and `coerce` of an operation's string operands (NumPy's rules:
+/// unset combines with anything, two different ones are an error).
+fn common_params<'py>(
+    py: Python<'py>,
+    descrs: &[*mut PyArray_Descr],
+) -> PyResult<(Option<Bound<'py, PyAny>>, bool)> {
+    let mut na: Option<Bound<'py, PyAny>> = None;
+    let mut coerce = true;
+    for &d in descrs {
+        // SAFETY: live StringDType descriptors.
+        let (this, state) = unsafe { (descr::na_object(py, d), descr::state(d)) };
+        coerce &= state.coerce;
+        match (&na, this) {
+            (Some(a), Some(b)) if !na_equal(Some(a), Some(&b)) => {
+                return Err(PyTypeError::new_err(format!(
+                    "Cannot find a compatible null string value for null strings '{}' and '{}'",
+                    a.repr()?,
+                    b.repr()?
+                )))
+            }
+            (None, Some(b)) => na = Some(b),
+            _ => {}
+        }
+    }
+    Ok((na, coerce))
+}
+
+fn array_entry_ptr(index: usize) -> *mut c_void {
+    crate::ffi::array_entry(index)
+}
+
+/// The strided arguments of a loop call: pointers, strides and descriptors per operand.
+pub struct Args {
+    pub data: [*mut u8; 5],
+    pub strides: [isize; 5],
+    pub descrs: [*mut PyArray_Descr; 5],
+    pub n: isize,
+}
+
+impl Args {
+    /// # Safety
+    /// The arguments must be those NumPy passes to a strided loop with `nargs` operands.
+    pub unsafe fn new(
+        context: *mut PyArrayMethod_Context,
+        data: *const *mut c_char,
+        dimensions: *const npy_intp,
+        strides: *const npy_intp,
+        nargs: usize,
+    ) -> Args {
+        let mut args = Args {
+            data: [ptr::null_mut(); 5],
+            strides: [0; 5],
+            descrs: [ptr::null_mut(); 5],
+            n: 0,
+        };
+        // SAFETY: forwarded contract.
+        unsafe {
+            for i in 0..nargs {
+                args.data[i] = (*data.add(i)).cast();
+                args.strides[i] = *strides.add(i);
+                args.descrs[i] = *(*context).descriptors.add(i);
+            }
+            args.n = *dimensions;
+        }
+        args
+    }
+
+    /// Address of element `i` of operand `k`.
+    #[inline]
+    pub fn at(&self, k: usize, i: isize) -> *mut u8 {
+        self.data[k].wrapping_offset(i * self.strides[k])
+    }
+
+    /// The state of operand `k`, a StringDType operand.
+    ///
+    /// # Safety
+    /// Operand `k` must have a StringDType descriptor.
+    pub unsafe fn state(&self, k: usize) -> &DescrState {
+        // SAFETY: forwarded contract; descriptors outlive the loop call.
+        unsafe { descr::state(self.descrs[k]) }
+    }
+}
+
+/// The missing-value rule of an operation over several string operands: the first
+/// operand that has an `na_object` decides (its descriptor's NaKind).
+pub fn effective_na<'a>(states: &[&'a DescrState]) -> &'a NaKind {
+    states
+        .iter()
+        .map(|s| &s.na)
+        .find(|na| **na != NaKind::Unset)
+        .unwrap_or(&NaKind::Unset)
+}
+
+/// An error for an operation on a missing value that is not NaN-like or a string.
+pub fn na_error(message: &str) -> PyErr {
+    PyValueError::new_err(message.to_string())
+}
+
+/// Registers every ufunc loop of the package.
+pub fn register_all(py: Python<'_>) -> PyResult<()> {
+    for def in basic::loops() {
+        register(py, &def)?;
+    }
+    Ok(())
+}
