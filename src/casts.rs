@@ -12,7 +12,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::ffi::{self as pyffi, PyType_Slot};
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyString};
+use pyo3::types::PyString;
 use stringdtype_core::View;
 
 use crate::arenas::{lock, ArenaLocks};
@@ -306,6 +306,14 @@ unsafe extern "C" fn resolve_from_string<const CASTING: c_int>(
                         "cannot cast dtype {src} to {cls}."
                     )));
                 }
+                let time = target == builtin_dtype(BuiltinDType::Datetime)
+                    || target == builtin_dtype(BuiltinDType::Timedelta);
+                if time {
+                    return Err(PyTypeError::new_err(
+                        "Cannot cast a StringDType array to a datetime64 or timedelta64 dtype \
+                         without a unit; give one, for example 'datetime64[s]'",
+                    ));
+                }
                 dst = default_descr_of(py, target)?;
             } else {
                 incref(dst);
@@ -453,13 +461,33 @@ fn elsize(descr: *const PyArray_Descr) -> usize {
     unsafe { (*descr).elsize as usize }
 }
 
-strided_loop!(unicode_to_string, |pairs| {
-    let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
+/// Stores the strings of `bytes` (ending at `ends`) into the destination elements, only
+/// after every one was converted: a failed cast leaves the destination as it was.
+fn store_all(pairs: &Pairs, bytes: &[u8], ends: &[usize]) -> PyResult<()> {
     // SAFETY: the destination is a StringDType descriptor.
     let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
-    let mut utf8 = Vec::new();
-    pairs.for_each(|src, dst| {
-        utf8.clear();
+    let mut start = 0;
+    let mut i = 0;
+    pairs.for_each(|_, dst| {
+        let view = arena.store(&bytes[start..ends[i]]).py()?;
+        start = ends[i];
+        i += 1;
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+}
+
+/// Fixed-width strings are NUL padded: trailing NULs are not part of the string.
+fn trim_nuls(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)]
+}
+
+strided_loop!(unicode_to_string, |pairs| {
+    let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
+    let (mut utf8, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
+    pairs.for_each(|src, _| {
+        let start = utf8.len();
         for i in 0..chars {
             // SAFETY: a 'U' element holds `chars` UCS4 code units.
             let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
@@ -469,13 +497,12 @@ strided_loop!(unicode_to_string, |pairs| {
             let mut buf = [0; 4];
             utf8.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
         }
-        // Fixed-width strings are NUL padded: trailing NULs are not part of the string.
-        let end = utf8.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1);
-        let view = arena.store(&utf8[..end]).py()?;
-        // SAFETY: `dst` is an element of the destination array.
-        unsafe { replace_element(&mut arena, dst, view) };
+        let kept = trim_nuls(&utf8[start..]).len();
+        utf8.truncate(start + kept);
+        ends.push(utf8.len());
         Ok(())
-    })
+    })?;
+    store_all(&pairs, &utf8, &ends)
 });
 
 strided_loop!(string_to_unicode, |pairs| {
@@ -504,20 +531,18 @@ strided_loop!(string_to_unicode, |pairs| {
 
 strided_loop!(bytes_to_string, |pairs| {
     let width = elsize(pairs.src_descr);
-    // SAFETY: the destination is a StringDType descriptor.
-    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
-    pairs.for_each(|src, dst| {
+    let (mut all, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
+    pairs.for_each(|src, _| {
         // SAFETY: an 'S' element holds `width` bytes.
-        let raw = unsafe { std::slice::from_raw_parts(src, width) };
-        let raw = &raw[..raw.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)];
+        let raw = trim_nuls(unsafe { std::slice::from_raw_parts(src, width) });
         if std::str::from_utf8(raw).is_err() {
             return Err(utf8_error(raw));
         }
-        let view = arena.store(raw).py()?;
-        // SAFETY: `dst` is an element of the destination array.
-        unsafe { replace_element(&mut arena, dst, view) };
+        all.extend_from_slice(raw);
+        ends.push(all.len());
         Ok(())
-    })
+    })?;
+    store_all(&pairs, &all, &ends)
 });
 
 /// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
@@ -623,6 +648,8 @@ strided_loop!(scalar_to_string, |pairs| {
     // SAFETY: the destination is a StringDType descriptor.
     let state = unsafe { pairs.dst_state() };
     let keep_na = state.na != NaKind::Unset;
+    // SAFETY: a live descriptor.
+    let src_kind = unsafe { (*pairs.src_descr).kind } as u8;
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an aligned element of the source descriptor.
         let scalar = unsafe {
@@ -631,9 +658,18 @@ strided_loop!(scalar_to_string, |pairs| {
                 PyArray_Scalar(src.cast(), pairs.src_descr, ptr::null_mut()),
             )?
         };
-        // NaN and NaT become missing values when the target has them.
-        let text = if keep_na && scalar.ne(&scalar)? {
+        // As NumPy: NaT becomes a missing value whenever the target has one, a float NaN
+        // only when its missing value is NaN-like.
+        let missing = match src_kind {
+            b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
+            b'f' => state.na == NaKind::NanLike && scalar.ne(&scalar)?,
+            _ => false,
+        };
+        let text = if missing {
             None
+        } else if src_kind == b'm' && !scalar.ne(&scalar)? {
+            // A timedelta is written as its integer count of units.
+            Some(scalar.call_method1("astype", ("int64",))?.str()?)
         } else {
             Some(scalar.str()?)
         };
@@ -655,20 +691,22 @@ strided_loop!(string_to_scalar, |pairs| {
     // SAFETY: the source is a StringDType descriptor.
     let state = unsafe { pairs.src_state() };
     let builtins = py.import("builtins")?;
+    // Long doubles, datetimes and timedeltas parse strings themselves (at full precision).
+    let long = elsize(dst_descr) > if is_kind(dst_descr, b"c") { 16 } else { 8 };
     let convert = if is_kind(dst_descr, b"iu") {
         Some(builtins.getattr("int")?)
-    } else if is_kind(dst_descr, b"f") {
+    } else if is_kind(dst_descr, b"f") && !long {
         Some(builtins.getattr("float")?)
-    } else if is_kind(dst_descr, b"c") {
+    } else if is_kind(dst_descr, b"c") && !long {
         Some(builtins.getattr("complex")?)
     } else {
-        None // datetime64 / timedelta64 parse strings themselves
+        None
     };
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an element of the source array.
         let view = unsafe { descr::read_view(src) };
         let value = if view.is_na() && !matches!(state.na, NaKind::String(_)) {
-            missing_value(py, state, dst_descr)?
+            missing_value(py, dst_descr)?
         } else {
             // SAFETY: as above.
             let text = unsafe { get_element(py, src_descr, src) }?.into_bound(py);
@@ -688,14 +726,10 @@ strided_loop!(string_to_scalar, |pairs| {
 /// What a missing value becomes in a number or time array, as NumPy's StringDType does.
 fn missing_value<'py>(
     py: Python<'py>,
-    state: &DescrState,
     target: *const PyArray_Descr,
 ) -> PyResult<Bound<'py, PyAny>> {
     if is_kind(target, b"Mm") {
         return Ok(PyString::new(py, "NaT").into_any());
-    }
-    if state.na == NaKind::NanLike && is_kind(target, b"fc") {
-        return Ok(PyFloat::new(py, f64::NAN).into_any());
     }
     Err(PyValueError::new_err(
         "Arrays with missing data cannot be converted to a non-nullable type",

@@ -207,7 +207,8 @@ unsafe extern "C" fn common_instance(
             (
                 descr::na_object(py, a),
                 descr::na_object(py, b),
-                descr::state(a).coerce && descr::state(b).coerce,
+                // NumPy keeps the first operand's `coerce`.
+                descr::state(a).coerce,
             )
         };
         if na_a.is_some() && na_b.is_some() && !na_equal(na_a.as_ref(), na_b.as_ref()) {
@@ -428,7 +429,8 @@ pub fn element_truth(na: &NaKind, view: View) -> bool {
     if view.is_na() {
         return match na {
             NaKind::NanLike => true,
-            NaKind::String(default) => !default.is_empty(),
+            // NumPy's StringDType gives this (surprising) answer; kept for parity.
+            NaKind::String(default) => default.is_empty(),
             NaKind::Other | NaKind::Unset => false,
         };
     }
