@@ -1,0 +1,255 @@
+"""Copies and views: every copy owns its strings, every view sees its base's writes.
+
+Each operation runs on a StringDType array and on an object array of the same strings;
+the results must match.  Then the source is overwritten (with long and short strings)
+and deleted: a copy must not change, a view must follow the writes.
+"""
+
+import copy
+
+import numpy as np
+import pytest
+from conftest import StringDType, assert_same_list, both, random_strings
+
+SHAPE = (6, 10)
+MASK = np.arange(60).reshape(SHAPE) % 3 == 0
+INDEX = [5, 0, 5, 2, -1]
+
+# Operations that must return a new array that owns its strings.
+COPY_OPS = {
+    "copy_method": lambda a: a.copy(),
+    "copy_copy": lambda a: copy.copy(a),
+    "deepcopy": lambda a: copy.deepcopy(a),
+    "np_copy": lambda a: np.copy(a),
+    "np_array": lambda a: np.array(a),
+    "fortran_copy": lambda a: a.copy(order="F"),
+    "flatten": lambda a: a.flatten(),
+    "ravel_noncontiguous": lambda a: a[:, ::2].ravel(),
+    "reshape_noncontiguous": lambda a: a.T.reshape(-1),
+    "fancy_rows": lambda a: a[INDEX],
+    "fancy_2d": lambda a: a[[0, 3, 5], [9, 0, 4]],
+    "boolean": lambda a: a[MASK],
+    "take": lambda a: np.take(a, [7, 3, 3, 59, 0]),
+    "take_axis": lambda a: np.take(a, [1, 1, 0], axis=1),
+    "concatenate": lambda a: np.concatenate([a, a[::-1]]),
+    "concatenate_axis1": lambda a: np.concatenate([a, a[:, :3]], axis=1),
+    "stack": lambda a: np.stack([a, a]),
+    "hstack": lambda a: np.hstack([a, a]),
+    "vstack": lambda a: np.vstack([a[:2], a]),
+    "where": lambda a: np.where(MASK, a, a[::-1]),
+    "repeat": lambda a: np.repeat(a, 2, axis=0),
+    "repeat_flat": lambda a: np.repeat(a, 3),
+    "tile": lambda a: np.tile(a, (2, 1)),
+    "roll": lambda a: np.roll(a, 7),
+    "roll_axis": lambda a: np.roll(a, -2, axis=1),
+    "compress": lambda a: np.compress([True, False, True, True, False, True], a, axis=0),
+    "diagonal_copy": lambda a: np.diagonal(a).copy(),
+    "extract": lambda a: np.extract(MASK, a),
+    "delete": lambda a: np.delete(a, [0, 2], axis=0),
+    "insert": lambda a: np.insert(a.ravel(), 3, a.ravel()[7]),
+    "append": lambda a: np.append(a, a[0]),
+    "pad": lambda a: np.pad(a, 1, mode="edge"),
+    "astype_same": lambda a: a.astype(a.dtype),
+}
+
+# Operations that return a view: it shares the base's elements.
+VIEW_OPS = {
+    "basic_slice": lambda a: a[1:5, 2:8],
+    "negative_step": lambda a: a[::-1, ::-2],
+    "negative_step_1d": lambda a: a.ravel()[::-3],
+    "reshape": lambda a: a.reshape(3, 20),
+    "ravel": lambda a: a.ravel(),
+    "transpose": lambda a: a.T,
+    "swapaxes": lambda a: np.swapaxes(a, 0, 1),
+    "flip": lambda a: np.flip(a),
+    "flip_axis": lambda a: np.flip(a, axis=1),
+    "view": lambda a: a.view(),
+    "newaxis": lambda a: a[None, :, None],
+    "squeeze": lambda a: a[:1].squeeze(),
+    "moveaxis": lambda a: np.moveaxis(a[None], 0, -1),
+    "ellipsis": lambda a: a[..., 3],
+    "row": lambda a: a[2],
+}
+
+
+def make_source(flavor, rng):
+    values = random_strings(rng, 60, flavor.na_object)
+    arr = np.array(values, dtype=flavor.dtype()).reshape(SHAPE)
+    obj = np.array(values, dtype=object).reshape(SHAPE)
+    return arr, obj
+
+
+def overwrite_all(arr, obj, tag):
+    """Write new distinct strings (alternately long and short) into every element."""
+    new = np.array(
+        [f"{tag}{i}" + ("-padding-for-a-long-string" if i % 2 else "") for i in range(arr.size)],
+        dtype=object,
+    ).reshape(arr.shape)
+    arr[...] = new
+    obj[...] = new
+
+
+@pytest.mark.parametrize("op", COPY_OPS)
+def test_copy_owns_its_strings(flavor, rng, op):
+    func = COPY_OPS[op]
+    src, src_obj = make_source(flavor, rng)
+    result = func(src)
+    expected = func(src_obj).tolist()
+    assert type(result.dtype) is StringDType
+    assert result.dtype == src.dtype
+    assert_same_list(result.tolist(), expected)
+    assert not np.shares_memory(result, src)
+
+    overwrite_all(src, src_obj, "source")
+    assert_same_list(result.tolist(), expected)
+
+    result_obj = np.array(result.tolist(), dtype=object)
+    overwrite_all(result, result_obj, "result")
+    assert_same_list(src.tolist(), src_obj.tolist())
+
+    del src  # the result must not depend on the source's lifetime
+    assert_same_list(result.tolist(), result_obj.tolist())
+
+
+@pytest.mark.parametrize("op", COPY_OPS)
+def test_copy_matches_numpy(flavor, rng, op):
+    values = random_strings(rng, 60, flavor.na_object)
+    both(lambda cls: COPY_OPS[op](np.array(values, dtype=flavor.dtype(cls)).reshape(SHAPE)))
+
+
+@pytest.mark.parametrize("op", VIEW_OPS)
+def test_view_sees_writes(flavor, rng, op):
+    func = VIEW_OPS[op]
+    src, src_obj = make_source(flavor, rng)
+    view = func(src)
+    assert np.shares_memory(view, src)
+    assert view.dtype == src.dtype
+    assert_same_list(view.tolist(), func(src_obj).tolist())
+
+    overwrite_all(src, src_obj, "base")
+    assert_same_list(view.tolist(), func(src_obj).tolist())
+
+    view[...] = "written-through-the-view"
+    func(src_obj)[...] = "written-through-the-view"
+    assert_same_list(src.tolist(), src_obj.tolist())
+
+    del src  # the result must not depend on the source's lifetime
+    assert_same_list(view.tolist(), func(src_obj).tolist())
+
+
+def test_view_of_view_then_write(flavor, rng):
+    src, src_obj = make_source(flavor, rng)
+    view = src[::-1][1:, ::3].T
+    view[0, 0] = "new-long-value-in-a-view-of-a-view"
+    src_obj[::-1][1:, ::3].T[0, 0] = "new-long-value-in-a-view-of-a-view"
+    assert_same_list(src.tolist(), src_obj.tolist())
+
+
+def test_fancy_assignment(flavor, rng):
+    dst, dst_obj = make_source(flavor, rng)
+    values = random_strings(rng, 5, flavor.na_object)
+    src = np.array(values, dtype=flavor.dtype())
+    dst[[0, 2, 4, 1, 5], [1, 1, 9, 0, 3]] = src
+    dst_obj[[0, 2, 4, 1, 5], [1, 1, 9, 0, 3]] = np.array(values, dtype=object)
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+    src[...] = "changed-after-assignment"
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+
+
+def test_fancy_assignment_repeated_index(flavor, rng):
+    dst, dst_obj = make_source(flavor, rng)
+    dst.ravel()[[3, 3, 3]] = ["first-long-string-value", "second", "third-long-string-value"]
+    assert dst.ravel()[3] == "third-long-string-value"
+    dst_obj.ravel()[3] = "third-long-string-value"
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+
+
+def test_boolean_assignment(flavor, rng):
+    dst, dst_obj = make_source(flavor, rng)
+    count = int(MASK.sum())
+    values = random_strings(rng, count, flavor.na_object)
+    src = np.array(values, dtype=flavor.dtype())
+    dst[MASK] = src
+    dst_obj[MASK] = np.array(values, dtype=object)
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+    src[...] = "changed"
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+    dst[~MASK] = "scalar-broadcast-long-string"
+    dst_obj[~MASK] = "scalar-broadcast-long-string"
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+
+
+@pytest.mark.parametrize("where", [None, "mask"])
+def test_copyto(flavor, rng, where):
+    dst, dst_obj = make_source(flavor, rng)
+    src, src_obj = make_source(flavor, rng)
+    kwargs = {} if where is None else {"where": MASK}
+    np.copyto(dst, src, **kwargs)
+    np.copyto(dst_obj, src_obj, **kwargs)
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+    overwrite_all(src, src_obj, "after-copyto")
+    assert_same_list(dst.tolist(), dst_obj.tolist())
+
+
+def test_copyto_from_unicode_and_scalar(flavor):
+    dst = np.empty(3, dtype=flavor.dtype())
+    np.copyto(dst, np.array(["u1", "u2-long-long-long", "u3"]))
+    assert dst.tolist() == ["u1", "u2-long-long-long", "u3"]
+    np.copyto(dst, "scalar")
+    assert dst.tolist() == ["scalar"] * 3
+
+
+@pytest.mark.parametrize(
+    "assign",
+    [
+        "shift_right",
+        "shift_left",
+        "reverse",
+        "self",
+        "rows_swap",
+    ],
+)
+def test_overlapping_assignment(flavor, rng, assign):
+    arr, obj = make_source(flavor, rng)
+    for a in (arr, obj):
+        flat = a.reshape(-1)
+        if assign == "shift_right":
+            flat[1:] = flat[:-1]
+        elif assign == "shift_left":
+            flat[:-1] = flat[1:]
+        elif assign == "reverse":
+            flat[...] = flat[::-1]
+        elif assign == "self":
+            a[...] = a
+        elif assign == "rows_swap":
+            a[[0, 1]] = a[[1, 0]]
+    assert_same_list(arr.tolist(), obj.tolist())
+
+
+def test_element_copied_within_array_is_independent(flavor):
+    arr = np.array(["a" * 30, "b"], dtype=flavor.dtype())
+    arr[1] = arr[0]
+    arr[0] = "c" * 40
+    assert arr.tolist() == ["c" * 40, "a" * 30]
+
+
+def test_copy_keeps_dtype_parameters(flavor, rng):
+    src, _ = make_source(flavor, rng)
+    for func in COPY_OPS.values():
+        result = func(src)
+        assert repr(result.dtype) == repr(flavor.ref())
+
+
+def test_concatenate_different_flavors_promotes():
+    a = np.array(["a", None], dtype=StringDType(na_object=None))
+    b = np.array(["b" * 20], dtype=StringDType())
+    result = np.concatenate([a, b])
+    assert result.dtype == StringDType(na_object=None)
+    assert result.tolist() == ["a", None, "b" * 20]
+
+
+def test_concatenate_with_unicode():
+    a = np.array(["a", "b" * 20], dtype=StringDType())
+    result = np.concatenate([a, np.array(["unicode"])])
+    assert type(result.dtype) is StringDType
+    assert result.tolist() == ["a", "b" * 20, "unicode"]
