@@ -662,7 +662,9 @@ strided_loop!(scalar_to_string, |pairs| {
         // (of a float64) only when its missing value is NaN-like.
         let missing = match src_kind {
             b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
-            b'f' => state.na == NaKind::NanLike && elsize(pairs.src_descr) == 8 && scalar.ne(&scalar)?,
+            b'f' => {
+                state.na == NaKind::NanLike && elsize(pairs.src_descr) == 8 && scalar.ne(&scalar)?
+            }
             _ => false,
         };
         let text = if missing {

@@ -23,19 +23,71 @@ pub fn loops() -> Vec<LoopDef> {
     const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
     const TTT: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Ours];
     vec![
-        LoopDef { ufunc: "equal", dtypes: TTB, strided: compare_loop::<EQ> },
-        LoopDef { ufunc: "not_equal", dtypes: TTB, strided: compare_loop::<NE> },
-        LoopDef { ufunc: "less", dtypes: TTB, strided: compare_loop::<LT> },
-        LoopDef { ufunc: "less_equal", dtypes: TTB, strided: compare_loop::<LE> },
-        LoopDef { ufunc: "greater", dtypes: TTB, strided: compare_loop::<GT> },
-        LoopDef { ufunc: "greater_equal", dtypes: TTB, strided: compare_loop::<GE> },
-        LoopDef { ufunc: "maximum", dtypes: TTT, strided: extreme_loop::<true> },
-        LoopDef { ufunc: "minimum", dtypes: TTT, strided: extreme_loop::<false> },
-        LoopDef { ufunc: "add", dtypes: TTT, strided: add_loop },
-        LoopDef { ufunc: "multiply", dtypes: &[Dt::Ours, Dt::Int64, Dt::Ours], strided: multiply_loop::<0> },
-        LoopDef { ufunc: "multiply", dtypes: &[Dt::Int64, Dt::Ours, Dt::Ours], strided: multiply_loop::<1> },
-        LoopDef { ufunc: "str_len", dtypes: &[Dt::Ours, Dt::Int64], strided: str_len_loop },
-        LoopDef { ufunc: "isnan", dtypes: &[Dt::Ours, Dt::Bool], strided: isnan_loop },
+        LoopDef {
+            ufunc: "equal",
+            dtypes: TTB,
+            strided: compare_loop::<EQ>,
+        },
+        LoopDef {
+            ufunc: "not_equal",
+            dtypes: TTB,
+            strided: compare_loop::<NE>,
+        },
+        LoopDef {
+            ufunc: "less",
+            dtypes: TTB,
+            strided: compare_loop::<LT>,
+        },
+        LoopDef {
+            ufunc: "less_equal",
+            dtypes: TTB,
+            strided: compare_loop::<LE>,
+        },
+        LoopDef {
+            ufunc: "greater",
+            dtypes: TTB,
+            strided: compare_loop::<GT>,
+        },
+        LoopDef {
+            ufunc: "greater_equal",
+            dtypes: TTB,
+            strided: compare_loop::<GE>,
+        },
+        LoopDef {
+            ufunc: "maximum",
+            dtypes: TTT,
+            strided: extreme_loop::<true>,
+        },
+        LoopDef {
+            ufunc: "minimum",
+            dtypes: TTT,
+            strided: extreme_loop::<false>,
+        },
+        LoopDef {
+            ufunc: "add",
+            dtypes: TTT,
+            strided: add_loop,
+        },
+        LoopDef {
+            ufunc: "multiply",
+            dtypes: &[Dt::Ours, Dt::Int64, Dt::Ours],
+            strided: multiply_loop::<0>,
+        },
+        LoopDef {
+            ufunc: "multiply",
+            dtypes: &[Dt::Int64, Dt::Ours, Dt::Ours],
+            strided: multiply_loop::<1>,
+        },
+        LoopDef {
+            ufunc: "str_len",
+            dtypes: &[Dt::Ours, Dt::Int64],
+            strided: str_len_loop,
+        },
+        LoopDef {
+            ufunc: "isnan",
+            dtypes: &[Dt::Ours, Dt::Bool],
+            strided: isnan_loop,
+        },
     ]
 }
 
@@ -91,11 +143,22 @@ fn equal(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<bool> {
 /// and a tie falls through to the bytes).
 #[inline]
 fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Ordering> {
-    let (pa, pb) = (u32::from_be_bytes(a.prefix()), u32::from_be_bytes(b.prefix()));
+    let (pa, pb) = (
+        u32::from_be_bytes(a.prefix()),
+        u32::from_be_bytes(b.prefix()),
+    );
     if pa != pb {
         return Ok(pa.cmp(&pb));
     }
     Ok(arena_a.get(&a).py()?.cmp(arena_b.get(&b).py()?))
+}
+
+/// The bytes of a string, or nothing for a missing value.
+fn text_or_empty<'a>(view: &'a View, arena: &'a Arena) -> PyResult<&'a [u8]> {
+    if view.is_na() {
+        return Ok(b"");
+    }
+    arena.get(view).py()
 }
 
 /// A string operand's bytes, with a missing value replaced by its string or reported.
@@ -132,10 +195,12 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
                 NE => !equal(a, arena_a, b, arena_b)?,
                 _ => ordered::<OP>(order(a, arena_a, b, arena_b)?),
             }
+        } else if matches!(OP, EQ | NE) && *na == NaKind::NanLike {
+            // NaN-like missing values equal nothing.
+            OP == NE
         } else if matches!(OP, EQ | NE) && !matches!(na, NaKind::String(_)) {
-            // NaN-like missing values equal nothing; other ones equal each other.
-            let equal = *na != NaKind::NanLike && a.is_na() && b.is_na();
-            equal == (OP == EQ)
+            // Any other missing value compares as the empty string, as in NumPy.
+            (text_or_empty(&a, arena_a)? == text_or_empty(&b, arena_b)?) == (OP == EQ)
         } else {
             match (value(&a, arena_a, na, &message)?, value(&b, arena_b, na, &message)?) {
                 (Value::Str(x), Value::Str(y)) => match OP {
@@ -216,10 +281,15 @@ ufunc_loop!(add_loop, 3, |args| {
         let missing = {
             let message = "Cannot add null that is not a nan-like value";
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            match (value(&a, arena_a, na, message)?, value(&b, arena_b, na, message)?) {
+            match (
+                value(&a, arena_a, na, message)?,
+                value(&b, arena_b, na, message)?,
+            ) {
                 (Value::Str(x), Value::Str(y)) => {
                     if x.len() + y.len() > MAX_STRING_LEN {
-                        return Err(PyOverflowError::new_err("Overflow encountered in string add"));
+                        return Err(PyOverflowError::new_err(
+                            "Overflow encountered in string add",
+                        ));
                     }
                     scratch.clear();
                     scratch.extend_from_slice(x);
@@ -230,7 +300,13 @@ ufunc_loop!(add_loop, 3, |args| {
             }
         };
         // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { write_output(locks.get_mut(2), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+        unsafe {
+            write_output(
+                locks.get_mut(2),
+                args.at(2, i),
+                (!missing).then_some(&scratch[..]),
+            )
+        }?;
     }
     Ok(())
 });
@@ -288,7 +364,12 @@ ufunc_loop!(str_len_loop, 2, |args| {
         let view = unsafe { read_view(args.at(0, i)) };
         let len = match view.inline_bytes() {
             Some(bytes) if !view.is_na() => code_points(bytes),
-            _ => match value(&view, arena, &state.na, "The length of a null string is undefined")? {
+            _ => match value(
+                &view,
+                arena,
+                &state.na,
+                "The length of a null string is undefined",
+            )? {
                 Value::Str(bytes) => code_points(bytes),
                 Value::Missing => return Err(na_error("The length of a null string is undefined")),
             },

@@ -61,10 +61,22 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
     let nin = ufunc.getattr("nin")?.extract::<usize>()?;
     let mut dtypes: Vec<*mut PyArray_DTypeMeta> = def.dtypes.iter().map(|d| d.class()).collect();
     let slots = [
-        PyType_Slot { slot: NPY_METH_resolve_descriptors, pfunc: resolver(def.dtypes.len()) },
-        PyType_Slot { slot: NPY_METH_strided_loop, pfunc: def.strided as *mut c_void },
-        PyType_Slot { slot: NPY_METH_unaligned_strided_loop, pfunc: def.strided as *mut c_void },
-        PyType_Slot { slot: 0, pfunc: ptr::null_mut() },
+        PyType_Slot {
+            slot: NPY_METH_resolve_descriptors,
+            pfunc: resolver(def.dtypes.len()),
+        },
+        PyType_Slot {
+            slot: NPY_METH_strided_loop,
+            pfunc: def.strided as *mut c_void,
+        },
+        PyType_Slot {
+            slot: NPY_METH_unaligned_strided_loop,
+            pfunc: def.strided as *mut c_void,
+        },
+        PyType_Slot {
+            slot: 0,
+            pfunc: ptr::null_mut(),
+        },
     ];
     let name = CString::new(format!("stringdtype_{}", def.ufunc)).expect("no NUL");
     let mut spec = PyArrayMethod_Spec {
@@ -91,7 +103,12 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
 
 /// Promoters for every mix of this loop's string inputs with `U`, and of its integer
 /// inputs with any integer DType.
-fn add_promoters(py: Python<'_>, ufunc: &Bound<'_, PyAny>, dtypes: &[Dt], nin: usize) -> PyResult<()> {
+fn add_promoters(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    dtypes: &[Dt],
+    nin: usize,
+) -> PyResult<()> {
     let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
     // Every non-empty choice of string inputs that come in as `U` (or Python str).
     for mask in 0..(1u32 << strings.len()) {
@@ -129,7 +146,11 @@ fn add_promoter(py: Python<'_>, ufunc: &Bound<'_, PyAny>, pattern: &[Option<Dt>]
     let capsule = unsafe {
         Bound::from_owned_ptr_or_err(
             py,
-            pyffi::PyCapsule_New(promote as *mut c_void, c"numpy._ufunc_promoter".as_ptr(), None),
+            pyffi::PyCapsule_New(
+                promote as *mut c_void,
+                c"numpy._ufunc_promoter".as_ptr(),
+                None,
+            ),
         )?
     };
     // SAFETY: entry 44 is `int PyUFunc_AddPromoter(PyObject *, PyObject *, PyObject *)`.
@@ -208,54 +229,55 @@ unsafe extern "C" fn resolve_descriptors<const NARGS: usize>(
     _view_offset: *mut npy_intp,
 ) -> c_int {
     with_gil_guard(-1, |py| {
-        let mut string_inputs = Vec::new();
-        for i in 0..NARGS {
+        // Decide everything that can fail before any reference is taken: on error the
+        // loop descriptors must hold none.
+        let string_inputs: Vec<*mut PyArray_Descr> = (0..NARGS)
             // SAFETY: NumPy passes NARGS DTypes and given descriptors.
-            let (dtype, descr) = unsafe { (*dtypes.add(i), *given.add(i)) };
-            if descr.is_null() {
-                continue;
-            }
-            if dtype == dtype_class() {
-                string_inputs.push(descr);
-            }
-            // SAFETY: a live descriptor; the loop keeps a new reference.
-            unsafe {
-                pyffi::Py_INCREF(descr.cast());
-                *loop_descrs.add(i) = descr;
-            }
-        }
-        let (na, coerce) = match common_params(py, &string_inputs) {
-            Ok(params) => params,
-            Err(err) => {
-                for i in 0..NARGS {
-                    // SAFETY: drop the references taken above before failing.
-                    unsafe {
-                        if !(*given.add(i)).is_null() {
-                            pyffi::Py_DECREF((*loop_descrs.add(i)).cast());
-                        }
-                    }
-                }
-                return Err(err);
-            }
-        };
+            .map(|i| unsafe { (*dtypes.add(i), *given.add(i)) })
+            .filter(|&(dtype, descr)| !descr.is_null() && dtype == dtype_class())
+            .map(|(_, descr)| descr)
+            .collect();
+        let (na, coerce) = common_params(py, &string_inputs)?;
+        let mut fresh = [ptr::null_mut(); NARGS];
         for i in 0..NARGS {
             // SAFETY: as above.
             let (dtype, descr) = unsafe { (*dtypes.add(i), *given.add(i)) };
             if !descr.is_null() {
                 continue;
             }
-            let fresh = if dtype == dtype_class() {
-                descr::new_descr(py, na.as_ref(), coerce)?
+            let made = if dtype == dtype_class() {
+                descr::new_descr(py, na.as_ref(), coerce)
             } else {
                 // SAFETY: `dtype` is a live DType class; a new reference comes back.
                 let d = unsafe { PyArray_GetDefaultDescr(dtype) };
                 if d.is_null() {
-                    return Err(PyErr::fetch(py));
+                    Err(PyErr::fetch(py))
+                } else {
+                    Ok(d)
                 }
-                d
             };
-            // SAFETY: as above.
-            unsafe { *loop_descrs.add(i) = fresh };
+            match made {
+                Ok(made) => fresh[i] = made,
+                Err(err) => {
+                    for made in fresh.iter().filter(|d| !d.is_null()) {
+                        // SAFETY: drop the new references made so far.
+                        unsafe { pyffi::Py_DECREF(made.cast()) };
+                    }
+                    return Err(err);
+                }
+            }
+        }
+        for (i, made) in fresh.into_iter().enumerate() {
+            // SAFETY: as above; given descriptors get a new reference for the loop.
+            unsafe {
+                let descr = *given.add(i);
+                *loop_descrs.add(i) = if descr.is_null() {
+                    made
+                } else {
+                    pyffi::Py_INCREF(descr.cast());
+                    descr
+                };
+            }
         }
         Ok(NPY_NO_CASTING)
     })
