@@ -1,1 +1,29 @@
 //! The Arrow C Data Interface: string-view arrays out of and into views and an arena.
+//!
+//! - [`export_array`] / [`export_views`] and [`export_schema`]: elements as an Arrow
+//!   `string_view` array whose data buffers are the arena's chunks, shared, not copied;
+//! - [`import_array`] / [`import_array_into`]: Arrow `string`, `large_string`,
+//!   `string_view` and dictionaries of them, stored into an arena;
+//! - [`ArrowStreamReader`]: the arrays of a C stream (a chunked array), one at a time.
+//!
+//! The `#[repr(C)]` structs live in [`ffi`]; a glue layer wraps them in PyCapsules.
+//! Arrow buffers are native-endian and views little-endian, so this module assumes a
+//! little-endian target, as NumPy's and Arrow's wheels do in practice.
+
+mod buffers;
+mod error;
+mod export;
+pub mod ffi;
+mod import;
+mod stream;
+
+pub use error::ArrowError;
+pub use export::{export_array, export_schema, export_views};
+pub use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema};
+pub use import::{import_array, import_array_into};
+pub use stream::ArrowStreamReader;
+
+#[cfg(test)]
+mod testing;
+#[cfg(test)]
+mod tests;

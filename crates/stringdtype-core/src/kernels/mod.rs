@@ -1,1 +1,60 @@
 //! String kernels: the algorithms behind `np.strings`, as safe functions over bytes.
+//!
+//! Every kernel takes UTF-8 `&[u8]` (callers guarantee validity; invalid bytes never cause
+//! undefined behaviour, only meaningless results) and follows Python 3.11's `str` method of
+//! the same name. Results are sub-slices of the input where possible (strip, partition,
+//! step-1 slices), plain values, or bytes appended to a caller's `Vec<u8>` (never cleared).
+//! Positions and lengths are in code points, as in Python; all kernels check once whether
+//! a string (or the part they touch) is ASCII and then work on bytes.
+//!
+//! Kernels that need Unicode character data outside ASCII are generic over
+//! [`UnicodeTables`], implemented by the Python glue with CPython's own database.
+
+pub mod case;
+pub mod compare;
+pub mod length;
+pub mod pad;
+pub mod partition;
+pub mod predicates;
+pub mod repeat;
+pub mod replace;
+pub mod search;
+pub mod slice;
+pub mod strip;
+pub mod unicode;
+
+pub use case::{capitalize, casefold, lower, swapcase, title, upper};
+pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
+pub use length::str_len;
+pub use pad::{center, expandtabs, ljust, rjust, zfill};
+pub use partition::{partition, rpartition, Parts};
+pub use predicates::{
+    isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,
+};
+pub use repeat::repeat;
+pub use replace::replace;
+pub use search::{count, endswith, find, rfind, startswith, Needle};
+pub use slice::{slice, slice_contiguous};
+pub use strip::{strip_chars, strip_whitespace, CharSet, Side};
+pub use unicode::{CaseMapping, RustTables, UnicodeTables};
+
+/// A bad argument to a kernel, which Python reports as `ValueError`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ArgumentError {
+    /// `partition` and `rpartition` with an empty separator.
+    EmptySeparator,
+    /// A slice with step 0.
+    ZeroStep,
+}
+
+impl std::fmt::Display for ArgumentError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // Python's own messages.
+        f.write_str(match self {
+            ArgumentError::EmptySeparator => "empty separator",
+            ArgumentError::ZeroStep => "slice step cannot be zero",
+        })
+    }
+}
+
+impl std::error::Error for ArgumentError {}

@@ -1,0 +1,520 @@
+//! Round trips through the C structs, hand-built foreign arrays and malformed input.
+
+use std::sync::Arc;
+
+use super::export::live;
+use super::testing::*;
+use super::*;
+use crate::arena::Arena;
+use crate::view::View;
+
+fn strings(views: &[View], arena: &Arena) -> Vec<Option<Vec<u8>>> {
+    views
+        .iter()
+        .map(|v| (!v.is_na()).then(|| arena.get(v).unwrap().to_vec()))
+        .collect()
+}
+
+fn sample() -> Vec<Option<Vec<u8>>> {
+    let mut values: Vec<Option<Vec<u8>>> = vec![
+        Some(b"".to_vec()),
+        None,
+        Some(b"twelve bytes".to_vec()),
+        Some(b"thirteen byte".to_vec()),
+        Some("naïve café – ünïcödé, long enough".as_bytes().to_vec()),
+        Some(b"emb\0dded NUL, long".to_vec()),
+    ];
+    // Enough long strings for several arena chunks, and one with a chunk of its own.
+    values.extend((0..400).map(|i| Some(vec![b'a' + (i % 26) as u8; 13 + i % 90])));
+    values.push(Some(vec![b'z'; crate::arena::DEDICATED_THRESHOLD + 1]));
+    values.push(None);
+    values
+}
+
+#[test]
+fn round_trip_through_the_c_structs() {
+    let live_before = live::count();
+    let expected = sample();
+    let mut source = Arena::new();
+    let views: Vec<View> = expected
+        .iter()
+        .map(|v| v.as_ref().map_or(View::NA, |v| source.store(v).unwrap()))
+        .collect();
+    assert!(source.memory_usage().chunks >= 3);
+    let array = export_array(&views, &mut source).unwrap();
+    assert_eq!(array.null_count, 2);
+    let (schema, array) = through_pointers(export_schema(), array);
+    let mut target = Arena::new();
+    let imported = import_array(schema, array, &mut target, true).unwrap();
+    assert_eq!(strings(&imported, &target), expected);
+    assert_eq!(live::count(), live_before);
+    for (chunk, _) in source.share_chunks() {
+        assert_eq!(
+            Arc::strong_count(&chunk),
+            2,
+            "only the arena and this share"
+        );
+    }
+}
+
+#[test]
+fn strided_export_round_trips() {
+    let mut arena = Arena::new();
+    let views: Vec<View> = (0..10)
+        .map(|i| {
+            arena
+                .store(format!("element number {i}").as_bytes())
+                .unwrap()
+        })
+        .collect();
+    let array = export_views(views.iter().copied().step_by(3), &mut arena).unwrap();
+    let mut target = Arena::new();
+    let imported = import_array(export_schema(), array, &mut target, false).unwrap();
+    let got: Vec<_> = strings(&imported, &target).into_iter().flatten().collect();
+    assert_eq!(
+        got,
+        [
+            "element number 0",
+            "element number 3",
+            "element number 6",
+            "element number 9"
+        ]
+        .map(|s| s.as_bytes().to_vec())
+    );
+}
+
+#[test]
+fn empty_arrays_round_trip() {
+    let mut arena = Arena::new();
+    let array = export_array(&[], &mut arena).unwrap();
+    assert_eq!((array.length, array.n_buffers), (0, 3));
+    let imported = import_array(export_schema(), array, &mut Arena::new(), false).unwrap();
+    assert!(imported.is_empty());
+}
+
+#[test]
+fn a_moved_array_is_released_once_through_the_copy() {
+    let live_before = live::count();
+    let mut arena = Arena::new();
+    let view = arena.store(&[b'q'; 64]).unwrap();
+    let mut array = export_array(&[view, View::NA], &mut arena).unwrap();
+    let mut schema = export_schema();
+    // SAFETY: both structs are live and ours; the originals are marked released.
+    let (moved_schema, moved_array) = unsafe {
+        (
+            ArrowSchema::from_raw(&mut schema),
+            ArrowArray::from_raw(&mut array),
+        )
+    };
+    assert!(array.is_released() && schema.is_released());
+    drop(array);
+    assert_eq!(live::count(), live_before + 1);
+    // The array and its schema are released independently, in any order.
+    drop(moved_array);
+    assert_eq!(live::count(), live_before);
+    drop(moved_schema);
+    assert_eq!(Arc::strong_count(&arena.share_chunks()[0].0), 2);
+}
+
+#[test]
+fn string_arrays_with_offset_and_nulls() {
+    let values: [Option<&[u8]>; 5] = [
+        Some(b"zero"),
+        Some(b"one"),
+        None,
+        Some(b"a long string of many bytes"),
+        Some("fünf".as_bytes()),
+    ];
+    for (format, wide) in [("u", false), ("U", true)] {
+        let rel = releases();
+        let schema = foreign_schema(format, None, &rel);
+        let array = foreign_array((4, 1, 1), offset_buffers(&values, wide), None, &rel);
+        let mut arena = Arena::new();
+        let views = import_array(schema, array, &mut arena, true).unwrap();
+        let expected: Vec<_> = values[1..].iter().map(|v| v.map(<[u8]>::to_vec)).collect();
+        assert_eq!(strings(&views, &arena), expected, "{format}");
+        assert_eq!(count(&rel), 2);
+    }
+}
+
+#[test]
+fn unknown_null_count_reads_the_bitmap() {
+    let rel = releases();
+    let values: [Option<&[u8]>; 2] = [None, Some(b"x")];
+    let array = foreign_array((2, 0, -1), offset_buffers(&values, false), None, &rel);
+    let mut arena = Arena::new();
+    let views = import_array(foreign_schema("u", None, &rel), array, &mut arena, true).unwrap();
+    assert_eq!(views[0], View::NA);
+}
+
+fn dictionary_array(
+    keys: &str,
+    key_bytes: Vec<u8>,
+    valid: &[bool],
+    rel: &Releases,
+) -> (ArrowSchema, ArrowArray) {
+    let values: [Option<&[u8]>; 3] = [Some(b"x"), None, Some(b"a long dictionary value")];
+    let dictionary = foreign_array((3, 0, 1), offset_buffers(&values, false), None, rel);
+    let array = foreign_array(
+        (valid.len() as i64, 0, -1),
+        vec![Some(bitmap(valid)), Some(key_bytes)],
+        Some(dictionary),
+        rel,
+    );
+    let schema = foreign_schema(keys, Some(foreign_schema("u", None, rel)), rel);
+    (schema, array)
+}
+
+#[test]
+fn dictionary_arrays_store_each_use_of_a_value() {
+    let long: &[u8] = b"a long dictionary value";
+    let expected = vec![
+        Some(long.to_vec()),
+        Some(b"x".to_vec()),
+        None,
+        Some(long.to_vec()),
+        None,
+    ];
+    let valid = [true, true, true, true, false];
+    let keys_i8: Vec<u8> = [2i8, 0, 1, 2, -1]
+        .iter()
+        .flat_map(|k| k.to_ne_bytes())
+        .collect();
+    let keys_u64: Vec<u8> = [2u64, 0, 1, 2, 99]
+        .iter()
+        .flat_map(|k| k.to_ne_bytes())
+        .collect();
+    for (format, keys) in [("c", keys_i8), ("L", keys_u64)] {
+        let rel = releases();
+        let (schema, array) = dictionary_array(format, keys, &valid, &rel);
+        let mut arena = Arena::new();
+        let views = import_array(schema, array, &mut arena, true).unwrap();
+        assert_eq!(strings(&views, &arena), expected, "{format}");
+        assert_ne!(
+            views[0].location(),
+            views[3].location(),
+            "every element owns its bytes"
+        );
+        assert_eq!(count(&rel), 4, "schema, value schema, array and dictionary");
+    }
+}
+
+#[test]
+fn dictionary_of_string_views() {
+    let mut source = Arena::new();
+    let values = [
+        source.store(b"first long dictionary value").unwrap(),
+        View::NA,
+    ];
+    let dictionary = export_array(&values, &mut source).unwrap();
+    let rel = releases();
+    let keys: Vec<u8> = [1i16, 0, 0].iter().flat_map(|k| k.to_ne_bytes()).collect();
+    let array = foreign_array((3, 0, 0), vec![None, Some(keys)], Some(dictionary), &rel);
+    let schema = foreign_schema("s", Some(export_schema()), &rel);
+    let mut arena = Arena::new();
+    let views = import_array(schema, array, &mut arena, true).unwrap();
+    let first = Some(b"first long dictionary value".to_vec());
+    assert_eq!(strings(&views, &arena), vec![None, first.clone(), first]);
+}
+
+#[test]
+fn dictionary_keys_outside_the_dictionary_are_errors() {
+    let rel = releases();
+    let keys: Vec<u8> = [0i32, 3].iter().flat_map(|k| k.to_ne_bytes()).collect();
+    let (schema, array) = dictionary_array("i", keys, &[true, true], &rel);
+    let mut arena = Arena::new();
+    let err = import_array(schema, array, &mut arena, true).unwrap_err();
+    assert_eq!(
+        err,
+        ArrowError::BadDictionaryKey {
+            index: 1,
+            key: 3,
+            len: 3
+        }
+    );
+    assert_eq!(count(&rel), 4);
+}
+
+#[test]
+fn nulls_without_na_are_errors_and_leave_the_arena_empty() {
+    let rel = releases();
+    let values: [Option<&[u8]>; 3] = [
+        Some(b"a string that is long"),
+        Some(b"another long one"),
+        None,
+    ];
+    let array = foreign_array((3, 0, 1), offset_buffers(&values, false), None, &rel);
+    let mut arena = Arena::new();
+    let err = import_array(foreign_schema("u", None, &rel), array, &mut arena, false).unwrap_err();
+    assert_eq!(err, ArrowError::UnexpectedNull { index: 2 });
+    assert!(err.to_string().contains("element 2"));
+    assert_eq!(arena.memory_usage().string_bytes, 0);
+    assert_eq!(count(&rel), 2);
+}
+
+#[test]
+fn invalid_utf8_names_the_element() {
+    let cases: [(&[Option<&[u8]>], _, _); 3] = [
+        (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1),
+        // "é" split between two elements: each half is invalid, the whole is not.
+        (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1),
+        (
+            &[Some(b"\xffskipped"), Some(b"x"), Some(b"y"), Some(b"\xc0")],
+            1,
+            2,
+        ),
+    ];
+    for (values, offset, index) in cases {
+        for wide in [false, true] {
+            let rel = releases();
+            let length = values.len() as i64 - offset;
+            let array = foreign_array(
+                (length, offset, 0),
+                offset_buffers(values, wide),
+                None,
+                &rel,
+            );
+            let schema = foreign_schema(if wide { "U" } else { "u" }, None, &rel);
+            let err = import_array(schema, array, &mut Arena::new(), true).unwrap_err();
+            assert_eq!(err, ArrowError::InvalidUtf8 { index }, "{values:?}");
+            assert_eq!(count(&rel), 2);
+        }
+    }
+}
+
+#[test]
+fn invalid_bytes_under_a_null_are_ignored() {
+    let rel = releases();
+    let mut buffers = offset_buffers(&[Some(b"ok"), Some(b"\xff\xfe"), Some(b"fine")], false);
+    buffers[0] = Some(bitmap(&[true, false, true]));
+    let array = foreign_array((3, 0, 1), buffers, None, &rel);
+    let mut arena = Arena::new();
+    let views = import_array(foreign_schema("u", None, &rel), array, &mut arena, true).unwrap();
+    assert_eq!(strings(&views, &arena)[1], None);
+}
+
+fn view_bytes(len: u32, inline: &[u8], buffer: u32, offset: u32) -> Vec<u8> {
+    let mut view = len.to_ne_bytes().to_vec();
+    let mut rest = inline.to_vec();
+    rest.resize(4, 0);
+    view.extend_from_slice(&rest[..4]);
+    if len as usize <= 12 {
+        let mut data = inline.to_vec();
+        data.resize(12, 0);
+        view.truncate(4);
+        view.extend_from_slice(&data);
+    } else {
+        view.extend_from_slice(&buffer.to_ne_bytes());
+        view.extend_from_slice(&offset.to_ne_bytes());
+    }
+    view
+}
+
+fn view_array(views: Vec<u8>, data: &[u8], rel: &Releases) -> ArrowArray {
+    let n = (views.len() / 16) as i64;
+    let sizes = (data.len() as i64).to_ne_bytes().to_vec();
+    foreign_array(
+        (n, 0, 0),
+        vec![None, Some(views), Some(data.to_vec()), Some(sizes)],
+        None,
+        rel,
+    )
+}
+
+#[test]
+fn string_views_outside_their_buffers_are_errors() {
+    let data = b"0123456789abcdefghij";
+    let good = view_bytes(15, b"0123", 0, 0);
+    let cases = [
+        (
+            view_bytes(15, b"0123", 1, 0),
+            ArrowError::BadView { index: 1 },
+        ),
+        (
+            view_bytes(15, b"6789", 0, 6),
+            ArrowError::BadView { index: 1 },
+        ),
+        (
+            view_bytes(15, b"0123", 0, u32::MAX),
+            ArrowError::BadView { index: 1 },
+        ),
+        (
+            view_bytes(0x8000_0000, b"", 0, 0),
+            ArrowError::BadView { index: 1 },
+        ),
+        (
+            view_bytes(3, b"\xe2\x82", 0, 0),
+            ArrowError::InvalidUtf8 { index: 1 },
+        ),
+    ];
+    for (bad, expected) in cases {
+        let rel = releases();
+        let array = view_array([good.clone(), bad].concat(), data, &rel);
+        let mut arena = Arena::new();
+        let err = import_array(foreign_schema("vu", None, &rel), array, &mut arena, true);
+        assert_eq!(err.unwrap_err(), expected);
+        assert_eq!(
+            arena.memory_usage().string_bytes,
+            0,
+            "the first element is given back"
+        );
+        assert_eq!(count(&rel), 2);
+    }
+    let rel = releases();
+    let array = view_array(good, data, &rel);
+    let mut arena = Arena::new();
+    let views = import_array(foreign_schema("vu", None, &rel), array, &mut arena, true).unwrap();
+    assert_eq!(arena.get(&views[0]).unwrap(), b"0123456789abcde");
+}
+
+#[test]
+fn malformed_structs_are_errors() {
+    let values: [Option<&[u8]>; 2] = [Some(b"ab"), Some(b"cd")];
+    let mut decreasing = offset_buffers(&values, false);
+    decreasing[1] = Some([0i32, 3, 2].iter().flat_map(|o| o.to_ne_bytes()).collect());
+    let cases: [(&str, Header, Buffers); 6] = [
+        ("u", (2, 0, 0), decreasing),
+        ("u", (-1, 0, 0), offset_buffers(&values, false)),
+        ("u", (2, 0, 0), offset_buffers(&values, false)[1..].to_vec()),
+        (
+            "u",
+            (2, 0, 1),
+            vec![
+                None,
+                offset_buffers(&values, false)[1].clone(),
+                Some(b"abcd".to_vec()),
+            ],
+        ),
+        ("vu", (1, 0, 0), vec![None, Some(vec![0; 16])]),
+        ("u", (2, 0, 0), vec![None, None, Some(b"abcd".to_vec())]),
+    ];
+    for (i, (format, header, buffers)) in cases.into_iter().enumerate() {
+        let rel = releases();
+        let array = foreign_array(header, buffers, None, &rel);
+        let err = import_array(
+            foreign_schema(format, None, &rel),
+            array,
+            &mut Arena::new(),
+            true,
+        );
+        assert!(
+            matches!(err, Err(ArrowError::Malformed(_))),
+            "case {i}: {err:?}"
+        );
+        assert_eq!(count(&rel), 2, "case {i}");
+    }
+}
+
+#[test]
+fn unsupported_and_released_inputs_are_errors() {
+    let rel = releases();
+    let array = foreign_array((0, 0, 0), vec![None, None], None, &rel);
+    let err = import_array(
+        foreign_schema("i", None, &rel),
+        array,
+        &mut Arena::new(),
+        true,
+    );
+    assert_eq!(err.unwrap_err(), ArrowError::UnsupportedFormat("i".into()));
+    assert_eq!(count(&rel), 2);
+    let err = import_array(
+        export_schema(),
+        ArrowArray::empty(),
+        &mut Arena::new(),
+        true,
+    );
+    assert_eq!(err.unwrap_err(), ArrowError::Released("array"));
+    let err = import_array(
+        ArrowSchema::empty(),
+        ArrowArray::empty(),
+        &mut Arena::new(),
+        true,
+    );
+    assert_eq!(err.unwrap_err(), ArrowError::Released("schema"));
+}
+
+#[test]
+fn import_into_checks_the_destination_length() {
+    let mut arena = Arena::new();
+    let array = export_array(&[View::EMPTY; 3], &mut arena).unwrap();
+    let mut out = [View::NA; 2];
+    let err = import_array_into(export_schema(), array, &mut out, &mut arena, true);
+    assert!(matches!(err, Err(ArrowError::Malformed(_))));
+    let array = export_array(&[View::EMPTY; 2], &mut arena).unwrap();
+    import_array_into(export_schema(), array, &mut out, &mut arena, true).unwrap();
+    assert_eq!(out, [View::EMPTY; 2]);
+}
+
+#[test]
+fn streams_concatenate_their_arrays() {
+    let live_before = live::count();
+    let mut source = Arena::new();
+    let chunk = |range: std::ops::Range<i32>, arena: &mut Arena| {
+        let views: Vec<View> = range
+            .map(|i| {
+                arena
+                    .store(format!("chunked string {i:04}").as_bytes())
+                    .unwrap()
+            })
+            .collect();
+        export_array(&views, arena).unwrap()
+    };
+    let arrays = vec![
+        chunk(0..3, &mut source),
+        chunk(3..3, &mut source),
+        chunk(3..5, &mut source),
+    ];
+    let rel = releases();
+    let raw = foreign_stream(arrays, None, &rel);
+    // SAFETY: `raw` is a live stream from `Box::into_raw`; freed after the move.
+    let reader = unsafe { ArrowStreamReader::from_raw(raw) }.unwrap();
+    // SAFETY: as above; the box is released now and freed here.
+    drop(unsafe { Box::from_raw(raw) });
+    let mut arena = Arena::new();
+    let views = reader.read_all(&mut arena, false).unwrap();
+    let got: Vec<_> = strings(&views, &arena).into_iter().flatten().collect();
+    let expected: Vec<_> = (0..5)
+        .map(|i| format!("chunked string {i:04}").into_bytes())
+        .collect();
+    assert_eq!(got, expected);
+    assert_eq!(count(&rel), 1);
+    assert_eq!(live::count(), live_before);
+}
+
+#[test]
+fn stream_errors_carry_the_message_and_release_everything() {
+    let live_before = live::count();
+    let mut source = Arena::new();
+    let long = source.store(b"a string long enough for the arena").unwrap();
+    let arrays = vec![
+        export_array(&[long], &mut source).unwrap(),
+        export_array(&[View::NA], &mut source).unwrap(),
+    ];
+    let rel = releases();
+    let raw = foreign_stream(arrays, Some("disk on fire"), &rel);
+    // SAFETY: as in `streams_concatenate_their_arrays`.
+    let mut reader = unsafe { ArrowStreamReader::from_raw(raw) }.unwrap();
+    // SAFETY: as above.
+    drop(unsafe { Box::from_raw(raw) });
+    let mut arena = Arena::new();
+    assert_eq!(
+        reader.next_array(&mut arena, false).unwrap().unwrap().len(),
+        1
+    );
+    let err = reader.next_array(&mut arena, false).unwrap_err();
+    assert_eq!(
+        err,
+        ArrowError::UnexpectedNull { index: 1 },
+        "indices count across arrays"
+    );
+    let err = reader.read_all(&mut arena, false).unwrap_err();
+    assert_eq!(
+        err,
+        ArrowError::Stream {
+            code: 5,
+            message: "disk on fire".into()
+        }
+    );
+    assert_eq!(count(&rel), 1);
+    assert_eq!(live::count(), live_before);
+}

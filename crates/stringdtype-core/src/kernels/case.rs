@@ -1,0 +1,260 @@
+//! Case conversion: `upper`, `lower`, `swapcase`, `capitalize`, `title` and `casefold`,
+//! appended to the caller's buffer with Python's results.
+//!
+//! Mappings are full (one code point may become up to three: 'ß'.upper() == 'SS'). The
+//! final sigma rule of `lower` (and of the lowering inside `swapcase`, `capitalize` and
+//! `title`) is applied here, as CPython's `handle_capital_sigma` does, because it depends
+//! on the neighbouring code points, not on the tables. A string that is all ASCII is
+//! converted byte by byte, without decoding.
+
+use super::unicode::{decode_at, push_char, CharIndices, UnicodeTables};
+
+const CAPITAL_SIGMA: char = '\u{3a3}';
+const SMALL_SIGMA: char = '\u{3c3}';
+const FINAL_SIGMA: char = '\u{3c2}';
+
+/// Calls `map` with the byte offset and value of each code point of `s`.
+#[inline]
+fn for_each_char(s: &[u8], mut map: impl FnMut(usize, char)) {
+    let mut i = 0;
+    while i < s.len() {
+        let (c, width) = decode_at(s, i);
+        map(i, c);
+        i += width;
+    }
+}
+
+/// Whether the capital sigma at byte `at` of `s` ends a word (CPython's
+/// `handle_capital_sigma`): a cased code point precedes it and none follows it, skipping
+/// case-ignorable code points both ways.
+fn is_final_sigma<U: UnicodeTables + ?Sized>(s: &[u8], at: usize, tables: &U) -> bool {
+    let is_significant = |&(_, c): &(usize, char)| !tables.is_case_ignorable(c);
+    let before = CharIndices::new(&s[..at]).rev().find(is_significant);
+    if !before.is_some_and(|(_, c)| tables.is_cased(c)) {
+        return false;
+    }
+    let after_sigma = at + CAPITAL_SIGMA.len_utf8();
+    let after = CharIndices::new(&s[after_sigma..]).find(is_significant);
+    !after.is_some_and(|(_, c)| tables.is_cased(c))
+}
+
+/// Appends the lower case of `c` (at byte `at` of `s`), with the final sigma rule.
+#[inline]
+fn push_lower<U: UnicodeTables + ?Sized>(
+    s: &[u8],
+    at: usize,
+    c: char,
+    tables: &U,
+    out: &mut Vec<u8>,
+) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_lowercase() as u8);
+    } else if c == CAPITAL_SIGMA {
+        let sigma = if is_final_sigma(s, at, tables) {
+            FINAL_SIGMA
+        } else {
+            SMALL_SIGMA
+        };
+        push_char(out, sigma);
+    } else {
+        tables.to_lower(c).push_utf8(out);
+    }
+}
+
+/// `s.lower()`.
+pub fn lower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    if s.is_ascii() {
+        out.extend(s.iter().map(u8::to_ascii_lowercase));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |at, c| push_lower(s, at, c, tables, out));
+}
+
+/// `s.upper()`.
+pub fn upper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    if s.is_ascii() {
+        out.extend(s.iter().map(u8::to_ascii_uppercase));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |_, c| {
+        if c.is_ascii() {
+            out.push(c.to_ascii_uppercase() as u8);
+        } else {
+            tables.to_upper(c).push_utf8(out);
+        }
+    });
+}
+
+/// `s.casefold()`: lower case for ASCII, full case folding elsewhere ('ß' -> 'ss').
+pub fn casefold<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    if s.is_ascii() {
+        out.extend(s.iter().map(u8::to_ascii_lowercase));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |_, c| {
+        if c.is_ascii() {
+            out.push(c.to_ascii_lowercase() as u8);
+        } else {
+            tables.to_fold(c).push_utf8(out);
+        }
+    });
+}
+
+/// `s.swapcase()`: upper case code points lowered (with final sigma), lower case ones
+/// uppered, the rest kept.
+pub fn swapcase<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    if s.is_ascii() {
+        out.extend(s.iter().map(|&b| match b {
+            b'a'..=b'z' | b'A'..=b'Z' => b ^ 0x20,
+            _ => b,
+        }));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |at, c| {
+        if c.is_ascii() {
+            let b = c as u8;
+            out.push(if b.is_ascii_alphabetic() { b ^ 0x20 } else { b });
+        } else if tables.is_upper(c) {
+            push_lower(s, at, c, tables, out);
+        } else if tables.is_lower(c) {
+            tables.to_upper(c).push_utf8(out);
+        } else {
+            push_char(out, c);
+        }
+    });
+}
+
+/// Appends the title case of `c`.
+#[inline]
+fn push_title<U: UnicodeTables + ?Sized>(c: char, tables: &U, out: &mut Vec<u8>) {
+    if c.is_ascii() {
+        out.push(c.to_ascii_uppercase() as u8);
+    } else {
+        tables.to_title(c).push_utf8(out);
+    }
+}
+
+/// `s.capitalize()`: the first code point title-cased (Python 3.8+), the rest lowered.
+pub fn capitalize<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    let Some(&first) = s.first() else {
+        return;
+    };
+    if s.is_ascii() {
+        out.push(first.to_ascii_uppercase());
+        out.extend(s[1..].iter().map(u8::to_ascii_lowercase));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |at, c| {
+        if at == 0 {
+            push_title(c, tables, out);
+        } else {
+            push_lower(s, at, c, tables, out);
+        }
+    });
+}
+
+/// `s.title()`: a code point after a cased one is lowered, any other is title-cased.
+/// Like CPython, only "cased" matters, so `"they're".title() == "They'Re"`.
+pub fn title<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
+    let mut previous_is_cased = false;
+    if s.is_ascii() {
+        out.extend(s.iter().map(|&b| {
+            let mapped = if previous_is_cased {
+                b.to_ascii_lowercase()
+            } else {
+                b.to_ascii_uppercase()
+            };
+            previous_is_cased = b.is_ascii_alphabetic();
+            mapped
+        }));
+        return;
+    }
+    out.reserve(s.len());
+    for_each_char(s, |at, c| {
+        if previous_is_cased {
+            push_lower(s, at, c, tables, out);
+        } else {
+            push_title(c, tables, out);
+        }
+        previous_is_cased = if c.is_ascii() {
+            c.is_ascii_alphabetic()
+        } else {
+            tables.is_cased(c)
+        };
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::unicode::RustTables;
+
+    // (string, [upper, lower, swapcase, capitalize, title, casefold]), generated with
+    // Python 3.11.
+    #[rustfmt::skip]
+    const CASES: &[(&str, [&str; 6])] = &[
+        ("", ["", "", "", "", "", ""]),
+        ("hello world", ["HELLO WORLD", "hello world", "HELLO WORLD", "Hello world", "Hello World", "hello world"]),
+        ("Hello World", ["HELLO WORLD", "hello world", "hELLO wORLD", "Hello world", "Hello World", "hello world"]),
+        ("hELLO wORLD", ["HELLO WORLD", "hello world", "Hello World", "Hello world", "Hello World", "hello world"]),
+        ("they're bill's friends from the UK", ["THEY'RE BILL'S FRIENDS FROM THE UK", "they're bill's friends from the uk", "THEY'RE BILL'S FRIENDS FROM THE uk", "They're bill's friends from the uk", "They'Re Bill'S Friends From The Uk", "they're bill's friends from the uk"]),
+        ("123abc ABC", ["123ABC ABC", "123abc abc", "123ABC abc", "123abc abc", "123Abc Abc", "123abc abc"]),
+        ("a1b2 c3", ["A1B2 C3", "a1b2 c3", "A1B2 C3", "A1b2 c3", "A1B2 C3", "a1b2 c3"]),
+        ("snake_case_name", ["SNAKE_CASE_NAME", "snake_case_name", "SNAKE_CASE_NAME", "Snake_case_name", "Snake_Case_Name", "snake_case_name"]),
+        ("x", ["X", "x", "X", "X", "X", "x"]),
+        ("X", ["X", "x", "x", "X", "X", "x"]),
+        ("ß", ["SS", "ß", "SS", "Ss", "Ss", "ss"]),
+        ("straße", ["STRASSE", "straße", "STRASSE", "Straße", "Straße", "strasse"]),
+        ("STRASSE", ["STRASSE", "strasse", "strasse", "Strasse", "Strasse", "strasse"]),
+        ("İstanbul", ["İSTANBUL", "i̇stanbul", "i̇STANBUL", "İstanbul", "İstanbul", "i̇stanbul"]),
+        ("ﬁne", ["FINE", "ﬁne", "FINE", "Fine", "Fine", "fine"]),
+        ("ǆemal", ["ǄEMAL", "ǆemal", "ǄEMAL", "ǅemal", "ǅemal", "ǆemal"]),
+        ("ΑΣ", ["ΑΣ", "ας", "ας", "Ας", "Ας", "ασ"]),
+        ("ΑΣ ΟΔΟΣ", ["ΑΣ ΟΔΟΣ", "ας οδος", "ας οδος", "Ας οδος", "Ας Οδος", "ασ οδοσ"]),
+        ("Σ", ["Σ", "σ", "σ", "Σ", "Σ", "σ"]),
+        ("aΣ", ["AΣ", "aς", "Aς", "Aς", "Aς", "aσ"]),
+        ("aΣb", ["AΣB", "aσb", "AσB", "Aσb", "Aσb", "aσb"]),
+        ("aΣ.", ["AΣ.", "aς.", "Aς.", "Aς.", "Aς.", "aσ."]),
+        ("aΣ'", ["AΣ'", "aς'", "Aς'", "Aς'", "Aς'", "aσ'"]),
+        ("a'Σ", ["A'Σ", "a'ς", "A'ς", "A'ς", "A'Σ", "a'σ"]),
+        ("ΣΑ", ["ΣΑ", "σα", "σα", "Σα", "Σα", "σα"]),
+        ("ὈΔΥΣΣΕΎΣ", ["ὈΔΥΣΣΕΎΣ", "ὀδυσσεύς", "ὀδυσσεύς", "Ὀδυσσεύς", "Ὀδυσσεύς", "ὀδυσσεύσ"]),
+        ("éCOLE", ["ÉCOLE", "école", "École", "École", "École", "école"]),
+        ("École", ["ÉCOLE", "école", "éCOLE", "École", "École", "école"]),
+        ("ÉCOLE normale", ["ÉCOLE NORMALE", "école normale", "école NORMALE", "École normale", "École Normale", "école normale"]),
+        ("日本語 text", ["日本語 TEXT", "日本語 text", "日本語 TEXT", "日本語 text", "日本語 Text", "日本語 text"]),
+        ("emoji 😀 Mix", ["EMOJI 😀 MIX", "emoji 😀 mix", "EMOJI 😀 mIX", "Emoji 😀 mix", "Emoji 😀 Mix", "emoji 😀 mix"]),
+        ("mIxEd CaSe ünïcödé", ["MIXED CASE ÜNÏCÖDÉ", "mixed case ünïcödé", "MiXeD cAsE ÜNÏCÖDÉ", "Mixed case ünïcödé", "Mixed Case Ünïcödé", "mixed case ünïcödé"]),
+        ("hello\u{a0}world", ["HELLO\u{a0}WORLD", "hello\u{a0}world", "HELLO\u{a0}WORLD", "Hello\u{a0}world", "Hello\u{a0}World", "hello\u{a0}world"]),
+        ("café CAFÉ", ["CAFÉ CAFÉ", "café café", "CAFÉ café", "Café café", "Café Café", "café café"]),
+        ("ǅ", ["Ǆ", "ǆ", "ǅ", "ǅ", "ǅ", "ǆ"]),
+        ("ǅEMAL x", ["ǄEMAL X", "ǆemal x", "ǅemal X", "ǅemal x", "ǅemal X", "ǆemal x"]),
+    ];
+
+    type CaseKernel = fn(&[u8], &RustTables, &mut Vec<u8>);
+
+    #[test]
+    fn case_matches_python() {
+        let kernels: [(&str, CaseKernel); 6] = [
+            ("upper", upper),
+            ("lower", lower),
+            ("swapcase", swapcase),
+            ("capitalize", capitalize),
+            ("title", title),
+            ("casefold", casefold),
+        ];
+        for &(s, want) in CASES {
+            for ((name, kernel), want) in kernels.iter().zip(want) {
+                let mut out = b">".to_vec();
+                kernel(s.as_bytes(), &RustTables, &mut out);
+                let got = std::str::from_utf8(&out[1..]).unwrap();
+                assert_eq!(got, want, "{s:?}.{name}()");
+            }
+        }
+    }
+}

@@ -1,0 +1,265 @@
+//! Predicates: `isalpha`, `isdigit`, `isdecimal`, `isnumeric`, `isalnum`, `isspace`,
+//! `islower`, `isupper` and `istitle`, with Python's semantics (all false for "").
+//!
+//! ASCII bytes are classified by a table (Python's ASCII rules are fixed); other code points
+//! are decoded and asked of the [`UnicodeTables`].
+
+use super::unicode::{decode_at, UnicodeTables};
+
+const ALPHA: u8 = 1;
+const DIGIT: u8 = 2;
+const SPACE: u8 = 4;
+const LOWER: u8 = 8;
+const UPPER: u8 = 16;
+
+/// Character classes of the ASCII bytes, as Python's `str` methods see them.
+static ASCII_CLASS: [u8; 128] = {
+    let mut table = [0u8; 128];
+    let mut b = 0;
+    while b < 128 {
+        let byte = b as u8;
+        table[b] = match byte {
+            b'a'..=b'z' => ALPHA | LOWER,
+            b'A'..=b'Z' => ALPHA | UPPER,
+            b'0'..=b'9' => DIGIT,
+            b'\t'..=b'\r' | 0x1c..=b' ' => SPACE,
+            _ => 0,
+        };
+        b += 1;
+    }
+    table
+};
+
+/// The class bits of an ASCII byte.
+#[inline]
+fn class(byte: u8) -> u8 {
+    ASCII_CLASS[usize::from(byte & 0x7f)]
+}
+
+/// Whether `s` is not empty and every code point is in `ascii` classes (for ASCII bytes)
+/// or satisfies `other` (for the rest).
+#[inline]
+fn all_chars(s: &[u8], ascii: u8, other: impl Fn(char) -> bool) -> bool {
+    if s.is_empty() {
+        return false;
+    }
+    let mut i = 0;
+    while i < s.len() {
+        let byte = s[i];
+        if byte < 0x80 {
+            if class(byte) & ascii == 0 {
+                return false;
+            }
+            i += 1;
+        } else {
+            let (c, width) = decode_at(s, i);
+            if !other(c) {
+                return false;
+            }
+            i += width;
+        }
+    }
+    true
+}
+
+/// `s.isalpha()`.
+pub fn isalpha<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, ALPHA, |c| tables.is_alpha(c))
+}
+
+/// `s.isdecimal()`.
+pub fn isdecimal<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, DIGIT, |c| tables.is_decimal(c))
+}
+
+/// `s.isdigit()`.
+pub fn isdigit<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, DIGIT, |c| tables.is_digit(c))
+}
+
+/// `s.isnumeric()`.
+pub fn isnumeric<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, DIGIT, |c| tables.is_numeric(c))
+}
+
+/// `s.isalnum()`: every code point is alphabetic, decimal, digit or numeric.
+pub fn isalnum<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, ALPHA | DIGIT, |c| {
+        tables.is_alpha(c) || tables.is_decimal(c) || tables.is_digit(c) || tables.is_numeric(c)
+    })
+}
+
+/// `s.isspace()`.
+pub fn isspace<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    all_chars(s, SPACE, |c| tables.is_space(c))
+}
+
+/// Case of one code point, as the case predicates need it.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Case {
+    Upper,
+    Title,
+    Lower,
+    Uncased,
+}
+
+/// The [`Case`] of each code point of `s`, in order. Checks follow CPython's order: a code
+/// point that were both upper and lower would count as upper.
+#[inline]
+fn cases<'a, U: UnicodeTables + ?Sized>(
+    s: &'a [u8],
+    tables: &'a U,
+) -> impl Iterator<Item = Case> + 'a {
+    let mut i = 0;
+    std::iter::from_fn(move || {
+        let byte = *s.get(i)?;
+        if byte < 0x80 {
+            i += 1;
+            let bits = class(byte);
+            return Some(if bits & UPPER != 0 {
+                Case::Upper
+            } else if bits & LOWER != 0 {
+                Case::Lower
+            } else {
+                Case::Uncased
+            });
+        }
+        let (c, width) = decode_at(s, i);
+        i += width;
+        Some(if tables.is_upper(c) {
+            Case::Upper
+        } else if tables.is_title(c) {
+            Case::Title
+        } else if tables.is_lower(c) {
+            Case::Lower
+        } else {
+            Case::Uncased
+        })
+    })
+}
+
+/// `s.islower()`: no uppercase or titlecase code point and at least one lowercase.
+pub fn islower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    has_only_case(s, tables, Case::Lower, Case::Upper)
+}
+
+/// `s.isupper()`: no lowercase or titlecase code point and at least one uppercase.
+pub fn isupper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    has_only_case(s, tables, Case::Upper, Case::Lower)
+}
+
+/// Whether `s` has a code point of case `wanted` and none of case `opposite` or titlecase.
+#[inline]
+fn has_only_case<U: UnicodeTables + ?Sized>(
+    s: &[u8],
+    tables: &U,
+    wanted: Case,
+    opposite: Case,
+) -> bool {
+    let mut cased = false;
+    for case in cases(s, tables) {
+        if case == opposite || case == Case::Title {
+            return false;
+        }
+        cased |= case == wanted;
+    }
+    cased
+}
+
+/// `s.istitle()`: uppercase and titlecase code points only follow uncased ones, lowercase
+/// code points only follow cased ones, and there is at least one cased code point.
+pub fn istitle<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
+    let mut cased = false;
+    let mut previous_is_cased = false;
+    for case in cases(s, tables) {
+        match case {
+            Case::Upper | Case::Title if previous_is_cased => return false,
+            Case::Lower if !previous_is_cased => return false,
+            Case::Uncased => previous_is_cased = false,
+            _ => {
+                previous_is_cased = true;
+                cased = true;
+            }
+        }
+    }
+    cased
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::unicode::RustTables;
+
+    // (string, [isalpha, isdecimal, isdigit, isnumeric, isalnum, isspace, islower,
+    // isupper, istitle]), generated with Python 3.11.
+    #[rustfmt::skip]
+    const CASES: &[(&str, [bool; 9])] = &[
+        ("", [false, false, false, false, false, false, false, false, false]),
+        ("a", [true, false, false, false, true, false, true, false, false]),
+        ("A", [true, false, false, false, true, false, false, true, true]),
+        ("abc", [true, false, false, false, true, false, true, false, false]),
+        ("ABC", [true, false, false, false, true, false, false, true, false]),
+        ("Abc", [true, false, false, false, true, false, false, false, true]),
+        ("aBc", [true, false, false, false, true, false, false, false, false]),
+        ("Abc Def", [false, false, false, false, false, false, false, false, true]),
+        ("Abc def", [false, false, false, false, false, false, false, false, false]),
+        ("ABC def", [false, false, false, false, false, false, false, false, false]),
+        ("123", [false, true, true, true, true, false, false, false, false]),
+        ("1a", [false, false, false, false, true, false, true, false, false]),
+        ("a1", [false, false, false, false, true, false, true, false, false]),
+        (" ", [false, false, false, false, false, true, false, false, false]),
+        (" \u{9}\u{a}", [false, false, false, false, false, true, false, false, false]),
+        ("\u{1c}\u{1f}", [false, false, false, false, false, true, false, false, false]),
+        ("a b", [false, false, false, false, false, false, true, false, false]),
+        ("é", [true, false, false, false, true, false, true, false, false]),
+        ("É", [true, false, false, false, true, false, false, true, true]),
+        ("Éa", [true, false, false, false, true, false, false, false, true]),
+        ("ß", [true, false, false, false, true, false, true, false, false]),
+        ("ǅ", [true, false, false, false, true, false, false, false, true]),
+        ("ǅa", [true, false, false, false, true, false, false, false, true]),
+        ("Σίσυφος", [true, false, false, false, true, false, false, false, true]),
+        ("ΣΊΣΥΦΟΣ", [true, false, false, false, true, false, false, true, false]),
+        ("日本", [true, false, false, false, true, false, false, false, false]),
+        ("日本a", [true, false, false, false, true, false, true, false, false]),
+        ("A日本", [true, false, false, false, true, false, false, true, true]),
+        ("٣", [false, true, true, true, true, false, false, false, false]),
+        ("²", [false, false, true, true, true, false, false, false, false]),
+        ("½", [false, false, false, true, true, false, false, false, false]),
+        ("\u{3000}", [false, false, false, false, false, true, false, false, false]),
+        ("\u{a0} ", [false, false, false, false, false, true, false, false, false]),
+        ("😀", [false, false, false, false, false, false, false, false, false]),
+        ("x😀", [false, false, false, false, false, false, true, false, false]),
+        ("Hello, World!", [false, false, false, false, false, false, false, false, true]),
+        ("Hello, world!", [false, false, false, false, false, false, false, false, false]),
+        ("HELLO 123", [false, false, false, false, false, false, false, true, false]),
+        ("hello 123", [false, false, false, false, false, false, true, false, false]),
+        ("12abc", [false, false, false, false, true, false, true, false, false]),
+        ("_", [false, false, false, false, false, false, false, false, false]),
+        ("a_B", [false, false, false, false, false, false, false, false, false]),
+        ("Ab1Cd", [false, false, false, false, true, false, false, false, true]),
+        ("They're", [false, false, false, false, false, false, false, false, false]),
+        ("They'Re", [false, false, false, false, false, false, false, false, true]),
+        ("\u{0}", [false, false, false, false, false, false, false, false, false]),
+        ("abc\u{0}", [false, false, false, false, false, false, true, false, false]),
+    ];
+
+    #[test]
+    fn predicates_match_python() {
+        let t = &RustTables;
+        for &(s, want) in CASES {
+            let b = s.as_bytes();
+            let got = [
+                isalpha(b, t),
+                isdecimal(b, t),
+                isdigit(b, t),
+                isnumeric(b, t),
+                isalnum(b, t),
+                isspace(b, t),
+                islower(b, t),
+                isupper(b, t),
+                istitle(b, t),
+            ];
+            assert_eq!(got, want, "{s:?}");
+        }
+    }
+}

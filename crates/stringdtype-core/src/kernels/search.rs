@@ -1,0 +1,275 @@
+//! Substring search: `find`, `rfind`, `count`, `startswith` and `endswith`.
+//!
+//! `start` and `end` are code point positions with Python's slice rules (negative counts
+//! from the end, out of range clamps; pass `isize::MAX` for a missing `end`), and results
+//! are code point positions. `str.index` and `str.rindex` are `find` and `rfind` where the
+//! caller raises `ValueError("substring not found")` on `None`.
+//!
+//! Searching uses `memchr::memmem` on the bytes of the window: UTF-8 is self-synchronising,
+//! so a byte match of a valid needle is a code point match. Positions are converted to and
+//! from code points only at the window's edges and at the match.
+
+use memchr::memmem::{self, Finder, FinderRev};
+
+use super::length::{byte_offset, str_len};
+
+/// Python's `ADJUST_INDICES`: clamps `start` and `end` to `0..=len` the way slices do.
+/// The result may have `end < start`, meaning an empty window with no position in it.
+#[inline]
+pub fn adjust_indices(start: isize, end: isize, len: usize) -> (usize, isize) {
+    let len = len as isize;
+    let end = if end > len {
+        len
+    } else if end < 0 {
+        (end + len).max(0)
+    } else {
+        end
+    };
+    let start = if start < 0 {
+        (start + len).max(0)
+    } else {
+        start
+    };
+    (start as usize, end)
+}
+
+/// The part of a string that `start` and `end` select.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Window {
+    /// Code point position of the window's start.
+    start: usize,
+    /// Code point position of the window's end (its length plus `start`).
+    end: usize,
+    /// Byte offsets of the window.
+    byte_start: usize,
+    byte_end: usize,
+}
+
+/// The window `start..end` of `s`, or `None` when it is empty because `end < start`.
+fn window(s: &[u8], start: isize, end: isize) -> Option<Window> {
+    let len = str_len(s);
+    let (start, end) = adjust_indices(start, end, len);
+    if end < start as isize {
+        return None;
+    }
+    let end = end as usize;
+    let (byte_start, byte_end) = if len == s.len() {
+        (start, end)
+    } else {
+        let byte_start = byte_offset(s, start);
+        (
+            byte_start,
+            byte_start + byte_offset(&s[byte_start..], end - start),
+        )
+    };
+    Some(Window {
+        start,
+        end,
+        byte_start,
+        byte_end,
+    })
+}
+
+/// Byte range to search for a non-empty needle, and the code point position of its start.
+/// A non-empty needle never matches an empty window, so the exact clamping of an empty
+/// window does not matter and the common `start == 0, end >= len` needs no counting.
+#[inline]
+fn search_range(s: &[u8], start: isize, end: isize) -> Option<(usize, &[u8])> {
+    if start == 0 && end >= s.len() as isize {
+        return Some((0, s));
+    }
+    let w = window(s, start, end)?;
+    Some((w.start, &s[w.byte_start..w.byte_end]))
+}
+
+/// A needle prepared once for searching many haystacks (a scalar operand of a ufunc).
+pub struct Needle<'n> {
+    forward: Finder<'n>,
+    backward: FinderRev<'n>,
+}
+
+impl<'n> Needle<'n> {
+    /// Prepares `needle` (UTF-8) for forward and backward searches.
+    pub fn new(needle: &'n [u8]) -> Needle<'n> {
+        Needle {
+            forward: Finder::new(needle),
+            backward: FinderRev::new(needle),
+        }
+    }
+
+    /// The needle's bytes.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        self.forward.needle()
+    }
+
+    /// `haystack.find(needle, start, end)`: lowest code point position, `None` for -1.
+    pub fn find(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
+        find_with(haystack, self.bytes(), start, end, |w| self.forward.find(w))
+    }
+
+    /// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
+    pub fn rfind(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
+        rfind_with(haystack, self.bytes(), start, end, |w| {
+            self.backward.rfind(w)
+        })
+    }
+
+    /// `haystack.count(needle, start, end)`: non-overlapping occurrences.
+    pub fn count(&self, haystack: &[u8], start: isize, end: isize) -> usize {
+        count_with(haystack, self.bytes(), start, end, |w| {
+            self.forward.find_iter(w).count()
+        })
+    }
+}
+
+fn find_with(
+    haystack: &[u8],
+    needle: &[u8],
+    start: isize,
+    end: isize,
+    search: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    if needle.is_empty() {
+        return window(haystack, start, end).map(|w| w.start);
+    }
+    let (start, range) = search_range(haystack, start, end)?;
+    let at = search(range)?;
+    Some(start + str_len(&range[..at]))
+}
+
+fn rfind_with(
+    haystack: &[u8],
+    needle: &[u8],
+    start: isize,
+    end: isize,
+    search: impl FnOnce(&[u8]) -> Option<usize>,
+) -> Option<usize> {
+    if needle.is_empty() {
+        return window(haystack, start, end).map(|w| w.end);
+    }
+    let (start, range) = search_range(haystack, start, end)?;
+    let at = search(range)?;
+    Some(start + str_len(&range[..at]))
+}
+
+fn count_with(
+    haystack: &[u8],
+    needle: &[u8],
+    start: isize,
+    end: isize,
+    search: impl FnOnce(&[u8]) -> usize,
+) -> usize {
+    if needle.is_empty() {
+        return window(haystack, start, end).map_or(0, |w| w.end - w.start + 1);
+    }
+    search_range(haystack, start, end).map_or(0, |(_, range)| search(range))
+}
+
+/// `haystack.find(needle, start, end)`: lowest code point position, `None` for Python's -1.
+pub fn find(haystack: &[u8], needle: &[u8], start: isize, end: isize) -> Option<usize> {
+    find_with(haystack, needle, start, end, |w| memmem::find(w, needle))
+}
+
+/// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
+pub fn rfind(haystack: &[u8], needle: &[u8], start: isize, end: isize) -> Option<usize> {
+    rfind_with(haystack, needle, start, end, |w| memmem::rfind(w, needle))
+}
+
+/// `haystack.count(needle, start, end)`: number of non-overlapping occurrences.
+pub fn count(haystack: &[u8], needle: &[u8], start: isize, end: isize) -> usize {
+    count_with(haystack, needle, start, end, |w| {
+        memmem::find_iter(w, needle).count()
+    })
+}
+
+/// `s.startswith(prefix, start, end)`.
+pub fn startswith(s: &[u8], prefix: &[u8], start: isize, end: isize) -> bool {
+    if prefix.is_empty() {
+        return window(s, start, end).is_some();
+    }
+    search_range(s, start, end).is_some_and(|(_, range)| range.starts_with(prefix))
+}
+
+/// `s.endswith(suffix, start, end)`.
+pub fn endswith(s: &[u8], suffix: &[u8], start: isize, end: isize) -> bool {
+    if suffix.is_empty() {
+        return window(s, start, end).is_some();
+    }
+    search_range(s, start, end).is_some_and(|(_, range)| range.ends_with(suffix))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAX: isize = isize::MAX;
+
+    // (haystack, needle, start, end, find, rfind, count, startswith, endswith), from
+    // Python 3.11 (find/rfind -1 written as None).
+    type Row = (
+        &'static str,
+        &'static str,
+        isize,
+        isize,
+        Option<usize>,
+        Option<usize>,
+        usize,
+        bool,
+        bool,
+    );
+    #[rustfmt::skip]
+    const CASES: &[Row] = &[
+        ("abc", "", 0, MAX, Some(0), Some(3), 4, true, true),
+        ("abc", "", 5, MAX, None, None, 0, false, false),
+        ("abc", "", 3, MAX, Some(3), Some(3), 1, true, true),
+        ("abc", "", 4, MAX, None, None, 0, false, false),
+        ("abc", "", 1, 2, Some(1), Some(2), 2, true, true),
+        ("abc", "", 2, 1, None, None, 0, false, false),
+        ("", "", 0, MAX, Some(0), Some(0), 1, true, true),
+        ("", "a", 0, MAX, None, None, 0, false, false),
+        ("abcabc", "bc", 0, MAX, Some(1), Some(4), 2, false, true),
+        ("abcabc", "bc", 2, MAX, Some(4), Some(4), 1, false, true),
+        ("abcabc", "bc", -3, MAX, Some(4), Some(4), 1, false, true),
+        ("abcabc", "bc", 0, -1, Some(1), Some(1), 1, false, false),
+        ("abcabc", "bc", -100, 100, Some(1), Some(4), 2, false, true),
+        ("aaaa", "aa", 0, MAX, Some(0), Some(2), 2, true, true),
+        ("aaaa", "aa", 1, 3, Some(1), Some(1), 1, true, true),
+        ("héllo wörld", "ö", 0, MAX, Some(7), Some(7), 1, false, false),
+        ("héllo wörld", "l", 3, MAX, Some(3), Some(9), 2, true, false),
+        ("héllo wörld", "l", -3, -1, Some(9), Some(9), 1, false, true),
+        ("héllo wörld", "é", 1, 2, Some(1), Some(1), 1, true, true),
+        ("héllo wörld", "é", 2, MAX, None, None, 0, false, false),
+        ("héllo wörld", "", -2, MAX, Some(9), Some(11), 3, true, true),
+        ("日本語日本語", "本語", 1, MAX, Some(1), Some(4), 2, true, true),
+        ("日本語日本語", "本語", 2, 5, None, None, 0, false, false),
+        ("😀a😀b", "😀", 1, MAX, Some(2), Some(2), 1, false, false),
+        ("😀a😀b", "b", 0, MAX, Some(3), Some(3), 1, false, true),
+    ];
+
+    #[test]
+    fn search_matches_python() {
+        for &(hay, needle, start, end, fi, rfi, cnt, sw, ew) in CASES {
+            let (h, n) = (hay.as_bytes(), needle.as_bytes());
+            let prepared = Needle::new(n);
+            let ctx = format!("{hay:?} {needle:?} {start} {end}");
+            assert_eq!(find(h, n, start, end), fi, "find {ctx}");
+            assert_eq!(prepared.find(h, start, end), fi, "Needle::find {ctx}");
+            assert_eq!(rfind(h, n, start, end), rfi, "rfind {ctx}");
+            assert_eq!(prepared.rfind(h, start, end), rfi, "Needle::rfind {ctx}");
+            assert_eq!(count(h, n, start, end), cnt, "count {ctx}");
+            assert_eq!(prepared.count(h, start, end), cnt, "Needle::count {ctx}");
+            assert_eq!(startswith(h, n, start, end), sw, "startswith {ctx}");
+            assert_eq!(endswith(h, n, start, end), ew, "endswith {ctx}");
+        }
+    }
+
+    #[test]
+    fn adjust_indices_like_cpython() {
+        assert_eq!(adjust_indices(0, MAX, 3), (0, 3));
+        assert_eq!(adjust_indices(-1, -1, 3), (2, 2));
+        assert_eq!(adjust_indices(-10, -10, 3), (0, 0));
+        assert_eq!(adjust_indices(5, 2, 3), (5, 2));
+        assert_eq!(adjust_indices(isize::MIN, isize::MIN, 3), (0, 0));
+    }
+}

@@ -1,0 +1,235 @@
+//! `strip`, `lstrip` and `rstrip`: sub-slices without leading and/or trailing whitespace or
+//! characters from a set.
+//!
+//! Only the ends are examined: ASCII bytes are classified by table, and a non-ASCII code
+//! point is decoded (forwards or backwards) only when it is at an end.
+
+use super::unicode::{decode_at, decode_before, UnicodeTables};
+
+/// Which ends to strip: `lstrip`, `rstrip` or `strip`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    Left,
+    Right,
+    Both,
+}
+
+impl Side {
+    #[inline]
+    fn left(self) -> bool {
+        matches!(self, Side::Left | Side::Both)
+    }
+
+    #[inline]
+    fn right(self) -> bool {
+        matches!(self, Side::Right | Side::Both)
+    }
+}
+
+/// Python's ASCII whitespace: `\t\n\v\f\r`, the separators U+001C..U+001F, and space.
+#[inline]
+pub fn is_ascii_space(byte: u8) -> bool {
+    matches!(byte, b'\t'..=b'\r' | 0x1c..=b' ')
+}
+
+/// Strips from the chosen ends of `s` the ASCII bytes for which `ascii` holds and the
+/// other code points for which `other` holds.
+#[inline]
+fn strip_by(
+    s: &[u8],
+    side: Side,
+    ascii: impl Fn(u8) -> bool,
+    other: impl Fn(char) -> bool,
+) -> &[u8] {
+    let mut start = 0;
+    let mut end = s.len();
+    if side.left() {
+        while start < end {
+            let width = match s[start] {
+                byte if byte < 0x80 => usize::from(ascii(byte)),
+                _ => match decode_at(s, start) {
+                    (c, width) if other(c) => width,
+                    _ => 0,
+                },
+            };
+            if width == 0 {
+                break;
+            }
+            start += width;
+        }
+    }
+    if side.right() {
+        while end > start {
+            let width = match s[end - 1] {
+                byte if byte < 0x80 => usize::from(ascii(byte)),
+                _ => match decode_before(&s[start..], end - start) {
+                    (c, width) if other(c) => width,
+                    _ => 0,
+                },
+            };
+            if width == 0 {
+                break;
+            }
+            end -= width;
+        }
+    }
+    &s[start..end]
+}
+
+/// `s.strip()`, `s.lstrip()` or `s.rstrip()` with no argument: strips Python whitespace
+/// (`str.isspace`; `tables.is_space` for non-ASCII code points).
+pub fn strip_whitespace<'a, U: UnicodeTables + ?Sized>(
+    s: &'a [u8],
+    side: Side,
+    tables: &U,
+) -> &'a [u8] {
+    strip_by(s, side, is_ascii_space, |c| tables.is_space(c))
+}
+
+/// The code points of a `chars` argument, prepared once for stripping many strings.
+#[derive(Clone, Debug)]
+pub struct CharSet {
+    ascii: [bool; 128],
+    others: Vec<char>,
+}
+
+impl CharSet {
+    /// The set of code points in the UTF-8 string `chars`.
+    pub fn new(chars: &[u8]) -> CharSet {
+        let mut set = CharSet {
+            ascii: [false; 128],
+            others: Vec::new(),
+        };
+        let mut i = 0;
+        while i < chars.len() {
+            let (c, width) = decode_at(chars, i);
+            if c.is_ascii() {
+                set.ascii[c as usize] = true;
+            } else if !set.others.contains(&c) {
+                set.others.push(c);
+            }
+            i += width;
+        }
+        set
+    }
+
+    /// Whether `c` is in the set.
+    #[inline]
+    pub fn contains(&self, c: char) -> bool {
+        match self.ascii.get(c as usize) {
+            Some(&hit) => hit,
+            None => self.others.contains(&c),
+        }
+    }
+
+    /// `s.strip(chars)`, `s.lstrip(chars)` or `s.rstrip(chars)` with this set as `chars`.
+    pub fn strip<'a>(&self, s: &'a [u8], side: Side) -> &'a [u8] {
+        if self.others.is_empty() {
+            // No non-ASCII code point can match: stop at the first non-ASCII byte.
+            return strip_by(s, side, |b| self.ascii[usize::from(b)], |_| false);
+        }
+        strip_by(
+            s,
+            side,
+            |b| self.ascii[usize::from(b)],
+            |c| self.others.contains(&c),
+        )
+    }
+}
+
+/// `s.strip(chars)`, `s.lstrip(chars)` or `s.rstrip(chars)`: strips any code point of the
+/// UTF-8 string `chars`. For one `chars` and many strings, build a [`CharSet`] once.
+pub fn strip_chars<'a>(s: &'a [u8], chars: &[u8], side: Side) -> &'a [u8] {
+    if let [byte] = *chars {
+        if byte < 0x80 {
+            return strip_by(s, side, |b| b == byte, |_| false);
+        }
+    }
+    CharSet::new(chars).strip(s, side)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::unicode::RustTables;
+
+    // (string, strip, lstrip, rstrip), from Python 3.11.
+    const WHITESPACE: &[(&str, &str, &str, &str)] = &[
+        ("", "", "", ""),
+        ("   ", "", "", ""),
+        ("  a b  ", "a b", "a b  ", "  a b"),
+        (
+            "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1fx\x1f ",
+            "x",
+            "x\x1f ",
+            "\t\n\x0b\x0c\r\x1c\x1d\x1e\x1fx",
+        ),
+        (
+            "\u{a0}\u{3000}é\u{2029}",
+            "é",
+            "é\u{2029}",
+            "\u{a0}\u{3000}é",
+        ),
+        (
+            "\u{85}x\u{200b}",
+            "x\u{200b}",
+            "x\u{200b}",
+            "\u{85}x\u{200b}",
+        ),
+        ("\0 a \0", "\0 a \0", "\0 a \0", "\0 a \0"),
+        (" 😀 ", "😀", "😀 ", " 😀"),
+    ];
+
+    // (string, chars, strip, lstrip, rstrip), from Python 3.11.
+    const CHARS: &[(&str, &str, &str, &str, &str)] = &[
+        ("xxaxx", "x", "a", "axx", "xxa"),
+        ("abcba", "ab", "c", "cba", "abc"),
+        ("abc", "", "abc", "abc", "abc"),
+        ("ééaé", "é", "a", "aé", "ééa"),
+        ("é😀a😀é", "😀é", "a", "a😀é", "é😀a"),
+        ("éaé", "a", "éaé", "éaé", "éaé"),
+        ("aaa", "a", "", "", ""),
+        ("  a ", " ", "a", "a ", "  a"),
+        (
+            "\u{e9}x\u{e9}",
+            "\u{c3}",
+            "\u{e9}x\u{e9}",
+            "\u{e9}x\u{e9}",
+            "\u{e9}x\u{e9}",
+        ),
+    ];
+
+    #[test]
+    fn whitespace_matches_python() {
+        for &(s, both, left, right) in WHITESPACE {
+            let s = s.as_bytes();
+            let strip = |side| strip_whitespace(s, side, &RustTables);
+            assert_eq!(strip(Side::Both), both.as_bytes(), "{s:?}");
+            assert_eq!(strip(Side::Left), left.as_bytes(), "{s:?}");
+            assert_eq!(strip(Side::Right), right.as_bytes(), "{s:?}");
+        }
+    }
+
+    #[test]
+    fn chars_match_python() {
+        for &(s, chars, both, left, right) in CHARS {
+            let (s, chars) = (s.as_bytes(), chars.as_bytes());
+            let set = CharSet::new(chars);
+            for (side, want) in [(Side::Both, both), (Side::Left, left), (Side::Right, right)] {
+                assert_eq!(
+                    strip_chars(s, chars, side),
+                    want.as_bytes(),
+                    "{s:?} {chars:?}"
+                );
+                assert_eq!(set.strip(s, side), want.as_bytes(), "{s:?} {chars:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn strip_returns_a_sub_slice() {
+        let s = b"  abc  ";
+        let stripped = strip_whitespace(s, Side::Both, &RustTables);
+        assert_eq!(stripped.as_ptr(), s[2..].as_ptr());
+    }
+}
