@@ -289,3 +289,11 @@ def test_sort_and_extremes(rng, na_key):
     check(lambda x: np.argsort(x, kind="stable"), na_key, a)
     check(lambda x: x.argmax(), na_key, a)
     check(lambda x: x.argmin(), na_key, a)
+
+
+def test_unicode_arrays_stay_numpys():
+    # Importing the package must not reroute NumPy's own U loops through this dtype.
+    u = np.array(["b" * 20, "a"])
+    assert (u + u).dtype == np.dtype("U40")
+    assert (u < u[::-1]).tolist() == [False, True]
+    assert np.strings.str_len(u).tolist() == [20, 1]

@@ -110,7 +110,7 @@ fn add_promoters(
     nin: usize,
 ) -> PyResult<()> {
     let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
-    // Every non-empty choice of string inputs that come in as `U` (or Python str).
+    // Every choice of string inputs that come in as `U` (or Python str), short of all.
     for mask in 0..(1u32 << strings.len()) {
         let mut pattern: Vec<Option<Dt>> = dtypes[..nin]
             .iter()
@@ -122,7 +122,9 @@ fn add_promoters(
             }
         }
         let has_int = dtypes[..nin].contains(&Dt::Int64);
-        if mask == 0 && !has_int {
+        // All-`U` inputs stay NumPy's: at least one operand must be ours.
+        let all_unicode = mask == (1u32 << strings.len()) - 1;
+        if (mask == 0 && !has_int) || all_unicode {
             continue;
         }
         pattern.extend(std::iter::repeat_n(None, dtypes.len() - nin));
