@@ -34,15 +34,22 @@ impl<'a> RawArray<'a> {
             .map_err(|_| malformed(format!("{what} length {} is negative", array.length)))?;
         let offset = usize::try_from(array.offset)
             .map_err(|_| malformed(format!("{what} offset {} is negative", array.offset)))?;
+        // An import allocates 16 bytes per element, and every layout needs at least 4
+        // bytes of offsets or 16 of views per slot: larger lengths are lies.
         if offset
             .checked_add(length)
-            .is_none_or(|end| end > isize::MAX as usize)
+            .is_none_or(|end| end > isize::MAX as usize / 16)
         {
-            return Err(malformed(format!("{what} offset + length overflows")));
+            return Err(malformed(format!(
+                "{what} offset {offset} + length {length} is too large"
+            )));
         }
         let pointers = array.buffer_pointers();
         if pointers.len() as i64 != array.n_buffers {
-            return Err(malformed(format!("{what} has no buffer pointers")));
+            return Err(malformed(format!(
+                "{what} has n_buffers {} but no buffer pointers",
+                array.n_buffers
+            )));
         }
         Ok(RawArray {
             array,

@@ -59,6 +59,16 @@ pub struct ArrowArrayStream {
     pub(crate) private_data: *mut c_void,
 }
 
+// SAFETY: the interface lets a consumer use and release a struct from any one thread at a
+// time (the stream interface asks only that calls be serialized); nothing here is
+// thread-bound, and `&self` methods only read. The structs are not `Sync`: a producer's
+// callbacks need not tolerate concurrent calls.
+unsafe impl Send for ArrowSchema {}
+// SAFETY: as above.
+unsafe impl Send for ArrowArray {}
+// SAFETY: as above.
+unsafe impl Send for ArrowArrayStream {}
+
 /// Moves the struct out of `ptr` and marks the source released, so that whoever owned
 /// the source (for example a PyCapsule destructor) leaves it alone.
 ///
@@ -256,6 +266,14 @@ mod tests {
         assert_eq!(std::mem::size_of::<ArrowSchema>(), 3 * word + 16 + 4 * word);
         assert_eq!(std::mem::size_of::<ArrowArray>(), 40 + 5 * word);
         assert_eq!(std::mem::size_of::<ArrowArrayStream>(), 5 * word);
+    }
+
+    #[test]
+    fn structs_move_between_threads() {
+        fn assert_send<T: Send>() {}
+        assert_send::<ArrowSchema>();
+        assert_send::<ArrowArray>();
+        assert_send::<ArrowArrayStream>();
     }
 
     #[test]

@@ -372,7 +372,7 @@ fn malformed_structs_are_errors() {
     let values: [Option<&[u8]>; 2] = [Some(b"ab"), Some(b"cd")];
     let mut decreasing = offset_buffers(&values, false);
     decreasing[1] = Some([0i32, 3, 2].iter().flat_map(|o| o.to_ne_bytes()).collect());
-    let cases: [(&str, Header, Buffers); 6] = [
+    let cases: [(&str, Header, Buffers); 7] = [
         ("u", (2, 0, 0), decreasing),
         ("u", (-1, 0, 0), offset_buffers(&values, false)),
         ("u", (2, 0, 0), offset_buffers(&values, false)[1..].to_vec()),
@@ -387,6 +387,11 @@ fn malformed_structs_are_errors() {
         ),
         ("vu", (1, 0, 0), vec![None, Some(vec![0; 16])]),
         ("u", (2, 0, 0), vec![None, None, Some(b"abcd".to_vec())]),
+        (
+            "vu",
+            (i64::MAX, 0, 0),
+            vec![None, Some(vec![0; 16]), Some(vec![])],
+        ),
     ];
     for (i, (format, header, buffers)) in cases.into_iter().enumerate() {
         let rel = releases();
