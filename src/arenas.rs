@@ -8,11 +8,11 @@ use stringdtype_core::{Arena, View};
 use crate::error::CoreResultExt;
 use pyo3::PyResult;
 
-/// The locked arenas of up to four operands.
+/// The locked arenas of up to six operands.
 pub struct ArenaLocks<'a> {
     guards: Vec<MutexGuard<'a, Arena>>,
     /// For each operand, the index of its guard.
-    slot: [usize; 4],
+    slot: [usize; 6],
 }
 
 /// Locks a mutex even when a panic in an earlier loop poisoned it: the arena's own
@@ -22,14 +22,14 @@ pub fn lock(mutex: &Mutex<Arena>) -> MutexGuard<'_, Arena> {
 }
 
 impl<'a> ArenaLocks<'a> {
-    /// Locks the arenas of `operands` (at most four).
+    /// Locks the arenas of `operands` (at most six).
     pub fn new(operands: &[&'a Mutex<Arena>]) -> ArenaLocks<'a> {
-        assert!(operands.len() <= 4, "at most four operands");
+        assert!(operands.len() <= 6, "at most six operands");
         let mut order: Vec<usize> = (0..operands.len()).collect();
         order.sort_by_key(|&i| operands[i] as *const Mutex<Arena> as usize);
         let mut guards: Vec<MutexGuard<'a, Arena>> = Vec::with_capacity(operands.len());
         let mut owners: Vec<*const Mutex<Arena>> = Vec::with_capacity(operands.len());
-        let mut slot = [0; 4];
+        let mut slot = [0; 6];
         for i in order {
             let ptr = operands[i] as *const Mutex<Arena>;
             match owners.iter().position(|&p| p == ptr) {

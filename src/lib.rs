@@ -8,6 +8,7 @@ mod dtype;
 mod error;
 mod ffi;
 mod ufuncs;
+mod unicode;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;

@@ -6,88 +6,41 @@
 //! string, any other one is an error where a value is needed.
 
 use std::cmp::Ordering;
-use std::ffi::{c_char, c_int, c_void};
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
-use super::{effective_na, na_error, Args, Dt, LoopDef};
+use super::{effective_na, na_error, operand, write_output, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
-use crate::dtype::replace_element;
-use crate::error::{loop_guard, CoreResultExt};
-use crate::ffi::{npy_intp, PyArrayMethod_Context};
+use crate::error::CoreResultExt;
 
 pub fn loops() -> Vec<LoopDef> {
     const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
     const TTT: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Ours];
     vec![
-        LoopDef {
-            ufunc: "equal",
-            dtypes: TTB,
-            strided: compare_loop::<EQ>,
-        },
-        LoopDef {
-            ufunc: "not_equal",
-            dtypes: TTB,
-            strided: compare_loop::<NE>,
-        },
-        LoopDef {
-            ufunc: "less",
-            dtypes: TTB,
-            strided: compare_loop::<LT>,
-        },
-        LoopDef {
-            ufunc: "less_equal",
-            dtypes: TTB,
-            strided: compare_loop::<LE>,
-        },
-        LoopDef {
-            ufunc: "greater",
-            dtypes: TTB,
-            strided: compare_loop::<GT>,
-        },
-        LoopDef {
-            ufunc: "greater_equal",
-            dtypes: TTB,
-            strided: compare_loop::<GE>,
-        },
-        LoopDef {
-            ufunc: "maximum",
-            dtypes: TTT,
-            strided: extreme_loop::<true>,
-        },
-        LoopDef {
-            ufunc: "minimum",
-            dtypes: TTT,
-            strided: extreme_loop::<false>,
-        },
-        LoopDef {
-            ufunc: "add",
-            dtypes: TTT,
-            strided: add_loop,
-        },
-        LoopDef {
-            ufunc: "multiply",
-            dtypes: &[Dt::Ours, Dt::Int64, Dt::Ours],
-            strided: multiply_loop::<0>,
-        },
-        LoopDef {
-            ufunc: "multiply",
-            dtypes: &[Dt::Int64, Dt::Ours, Dt::Ours],
-            strided: multiply_loop::<1>,
-        },
-        LoopDef {
-            ufunc: "str_len",
-            dtypes: &[Dt::Ours, Dt::Int64],
-            strided: str_len_loop,
-        },
-        LoopDef {
-            ufunc: "isnan",
-            dtypes: &[Dt::Ours, Dt::Bool],
-            strided: isnan_loop,
-        },
+        LoopDef::new("equal", TTB, compare_loop::<EQ>),
+        LoopDef::new("not_equal", TTB, compare_loop::<NE>),
+        LoopDef::new("less", TTB, compare_loop::<LT>),
+        LoopDef::new("less_equal", TTB, compare_loop::<LE>),
+        LoopDef::new("greater", TTB, compare_loop::<GT>),
+        LoopDef::new("greater_equal", TTB, compare_loop::<GE>),
+        LoopDef::new("maximum", TTT, extreme_loop::<true>),
+        LoopDef::new("minimum", TTT, extreme_loop::<false>),
+        LoopDef::new("add", TTT, add_loop),
+        LoopDef::new(
+            "multiply",
+            &[Dt::Ours, Dt::Int64, Dt::Ours],
+            multiply_loop::<0>,
+        ),
+        LoopDef::new(
+            "multiply",
+            &[Dt::Int64, Dt::Ours, Dt::Ours],
+            multiply_loop::<1>,
+        ),
+        LoopDef::new("str_len", &[Dt::Ours, Dt::Int64], str_len_loop),
+        LoopDef::new("isnan", &[Dt::Ours, Dt::Bool], isnan_loop),
     ]
 }
 
@@ -107,24 +60,6 @@ const fn op_name(op: u8) -> &'static str {
         GT => "greater",
         _ => "greater_equal",
     }
-}
-
-/// Defines a loop entry point: builds `Args` for `$nargs` operands and runs `$body`.
-macro_rules! ufunc_loop {
-    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
-        $(#[$meta])*
-        unsafe extern "C" fn $name $(<$($gen)*>)? (
-            context: *mut PyArrayMethod_Context,
-            data: *const *mut c_char,
-            dimensions: *const npy_intp,
-            strides: *const npy_intp,
-            _auxdata: *mut c_void,
-        ) -> c_int {
-            // SAFETY: NumPy calls a loop with its registered number of operands.
-            let $args = unsafe { Args::new(context, data, dimensions, strides, $nargs) };
-            loop_guard(|| $body)
-        }
-    };
 }
 
 /// Equality decided from the views where possible.
@@ -161,24 +96,6 @@ fn text_or_empty<'a>(view: &'a View, arena: &'a Arena) -> PyResult<&'a [u8]> {
     arena.get(view).py()
 }
 
-/// A string operand's bytes, with a missing value replaced by its string or reported.
-enum Value<'a> {
-    Str(&'a [u8]),
-    /// A NaN-like missing value (or, for equality, any non-string one).
-    Missing,
-}
-
-fn value<'a>(view: &'a View, arena: &'a Arena, na: &'a NaKind, what: &str) -> PyResult<Value<'a>> {
-    if !view.is_na() {
-        return Ok(Value::Str(arena.get(view).py()?));
-    }
-    match na {
-        NaKind::String(default) => Ok(Value::Str(default)),
-        NaKind::NanLike => Ok(Value::Missing),
-        NaKind::Other | NaKind::Unset => Err(na_error(what)),
-    }
-}
-
 ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
     // SAFETY: operands 0 and 1 are StringDType operands.
     let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
@@ -202,8 +119,8 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
             // Any other missing value compares as the empty string, as in NumPy.
             (text_or_empty(&a, arena_a)? == text_or_empty(&b, arena_b)?) == (OP == EQ)
         } else {
-            match (value(&a, arena_a, na, &message)?, value(&b, arena_b, na, &message)?) {
-                (Value::Str(x), Value::Str(y)) => match OP {
+            match (operand(&a, arena_a, na, true, || na_error(&message))?, operand(&b, arena_b, na, true, || na_error(&message))?) {
+                (Some(x), Some(y)) => match OP {
                     EQ => x == y,
                     NE => x != y,
                     _ => ordered::<OP>(x.cmp(y)),
@@ -227,20 +144,6 @@ fn ordered<const OP: u8>(ord: Ordering) -> bool {
     }
 }
 
-/// Writes `bytes` (or a missing value, for `None`) to the output element at `dst`.
-///
-/// # Safety
-/// `dst` must be an element of an array whose arena is `arena`.
-unsafe fn write_output(arena: &mut Arena, dst: *mut u8, bytes: Option<&[u8]>) -> PyResult<()> {
-    let view = match bytes {
-        Some(bytes) => arena.store(bytes).py()?,
-        None => View::NA,
-    };
-    // SAFETY: forwarded contract.
-    unsafe { replace_element(arena, dst, view) };
-    Ok(())
-}
-
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     // SAFETY: all three operands are StringDType operands.
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
@@ -253,8 +156,8 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
         let missing = {
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            match (value(&a, arena_a, na, message)?, value(&b, arena_b, na, message)?) {
-                (Value::Str(x), Value::Str(y)) => {
+            match (operand(&a, arena_a, na, true, || na_error(message))?, operand(&b, arena_b, na, true, || na_error(message))?) {
+                (Some(x), Some(y)) => {
                     let pick = if (x >= y) == MAX { x } else { y };
                     scratch.clear();
                     scratch.extend_from_slice(pick);
@@ -282,10 +185,10 @@ ufunc_loop!(add_loop, 3, |args| {
             let message = "Cannot add null that is not a nan-like value";
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
             match (
-                value(&a, arena_a, na, message)?,
-                value(&b, arena_b, na, message)?,
+                operand(&a, arena_a, na, true, || na_error(message))?,
+                operand(&b, arena_b, na, true, || na_error(message))?,
             ) {
-                (Value::Str(x), Value::Str(y)) => {
+                (Some(x), Some(y)) => {
                     if x.len() + y.len() > MAX_STRING_LEN {
                         return Err(PyOverflowError::new_err(
                             "Overflow encountered in string add",
@@ -364,15 +267,11 @@ ufunc_loop!(str_len_loop, 2, |args| {
         let view = unsafe { read_view(args.at(0, i)) };
         let len = match view.inline_bytes() {
             Some(bytes) if !view.is_na() => code_points(bytes),
-            _ => match value(
-                &view,
-                arena,
-                &state.na,
-                "The length of a null string is undefined",
-            )? {
-                Value::Str(bytes) => code_points(bytes),
-                Value::Missing => return Err(na_error("The length of a null string is undefined")),
-            },
+            _ => {
+                let error = || na_error("The length of a null string is undefined");
+                let bytes = operand(&view, arena, &state.na, false, error)?;
+                code_points(bytes.unwrap_or(b""))
+            }
         };
         // SAFETY: element i of the int64 output.
         unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };

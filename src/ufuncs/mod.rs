@@ -2,7 +2,29 @@
 //! Python `str`, `U` arrays and Python or NumPy integers mix in, descriptor resolution,
 //! and the strided-argument plumbing the loops share.
 
+/// Defines a loop entry point: builds `Args` for `$nargs` operands and runs `$body`.
+macro_rules! ufunc_loop {
+    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
+        $(#[$meta])*
+        unsafe extern "C" fn $name $(<$($gen)*>)? (
+            context: *mut $crate::ffi::PyArrayMethod_Context,
+            data: *const *mut std::ffi::c_char,
+            dimensions: *const $crate::ffi::npy_intp,
+            strides: *const $crate::ffi::npy_intp,
+            _auxdata: *mut std::ffi::c_void,
+        ) -> std::ffi::c_int {
+            // SAFETY: NumPy calls a loop with its registered number of operands.
+            let $args = unsafe {
+                $crate::ufuncs::Args::new(context, data, dimensions, strides, $nargs)
+            };
+            $crate::error::loop_guard(|| $body)
+        }
+    };
+}
+
 mod basic;
+mod search;
+mod transform;
 
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
@@ -12,9 +34,13 @@ use pyo3::ffi::{self as pyffi, PyObject, PyType_Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
 
+use stringdtype_core::{Arena, View};
+
 use crate::descr::{self, na_equal, DescrState, NaKind};
 use crate::dtype::dtype_class;
+use crate::dtype::replace_element;
 use crate::error::with_gil_guard;
+use crate::error::CoreResultExt;
 use crate::ffi::*;
 
 /// A DType in a loop or promoter signature.
@@ -48,6 +74,28 @@ pub struct LoopDef {
     pub ufunc: &'static str,
     pub dtypes: &'static [Dt],
     pub strided: StridedLoop,
+    /// Whether `out=` may be given (NumPy's StringDType refuses it for some ufuncs).
+    pub out_allowed: bool,
+}
+
+impl LoopDef {
+    /// A loop that accepts `out=`.
+    pub const fn new(ufunc: &'static str, dtypes: &'static [Dt], strided: StridedLoop) -> LoopDef {
+        LoopDef {
+            ufunc,
+            dtypes,
+            strided,
+            out_allowed: true,
+        }
+    }
+
+    /// The same loop, refusing `out=` as NumPy's StringDType does for this ufunc.
+    pub const fn without_out(self) -> LoopDef {
+        LoopDef {
+            out_allowed: false,
+            ..self
+        }
+    }
 }
 
 fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
@@ -63,7 +111,14 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
     let slots = [
         PyType_Slot {
             slot: NPY_METH_resolve_descriptors,
-            pfunc: resolver(def.dtypes.len()),
+            pfunc: resolver(
+                def.dtypes.len(),
+                if def.out_allowed {
+                    def.dtypes.len()
+                } else {
+                    nin
+                },
+            ),
         },
         PyType_Slot {
             slot: NPY_METH_strided_loop,
@@ -210,20 +265,24 @@ fn abstract_int_dtype() -> *mut PyArray_DTypeMeta {
 }
 
 /// `resolve_descriptors` for a loop with `nargs` operands.
-fn resolver(nargs: usize) -> *mut c_void {
-    match nargs {
-        2 => resolve_descriptors::<2> as *mut c_void,
-        3 => resolve_descriptors::<3> as *mut c_void,
-        4 => resolve_descriptors::<4> as *mut c_void,
-        5 => resolve_descriptors::<5> as *mut c_void,
-        _ => unreachable!("loops have 2 to 5 operands"),
+/// Outputs from operand `outs_from` on are refused when given (`out=`); pass `nargs` to
+/// accept them.
+fn resolver(nargs: usize, outs_from: usize) -> *mut c_void {
+    match (nargs, outs_from) {
+        (2, 2) => resolve_descriptors::<2, 2> as *mut c_void,
+        (3, 3) => resolve_descriptors::<3, 3> as *mut c_void,
+        (4, 4) => resolve_descriptors::<4, 4> as *mut c_void,
+        (5, 5) => resolve_descriptors::<5, 5> as *mut c_void,
+        (5, 2) => resolve_descriptors::<5, 2> as *mut c_void,
+        (5, 4) => resolve_descriptors::<5, 4> as *mut c_void,
+        _ => unreachable!("no loop refuses out= from operand {outs_from} of {nargs}"),
     }
 }
 
 /// The loops' descriptor resolution: inputs as given; a missing string output gets a
 /// brand-new descriptor (so the new array owns its strings) whose `na_object` and
 /// `coerce` combine those of the string inputs; other outputs get their default.
-unsafe extern "C" fn resolve_descriptors<const NARGS: usize>(
+unsafe extern "C" fn resolve_descriptors<const NARGS: usize, const OUTS_FROM: usize>(
     _method: *mut c_void,
     dtypes: *const *mut PyArray_DTypeMeta,
     given: *const *mut PyArray_Descr,
@@ -233,6 +292,14 @@ unsafe extern "C" fn resolve_descriptors<const NARGS: usize>(
     with_gil_guard(-1, |py| {
         // Decide everything that can fail before any reference is taken: on error the
         // loop descriptors must hold none.
+        if OUTS_FROM < NARGS {
+            // SAFETY: NumPy passes NARGS given descriptors; a given output is `out=`.
+            if (OUTS_FROM..NARGS).any(|i| unsafe { !(*given.add(i)).is_null() }) {
+                return Err(PyTypeError::new_err(
+                    "The StringDType ufunc does not currently support the 'out' keyword",
+                ));
+            }
+        }
         let string_inputs: Vec<*mut PyArray_Descr> = (0..NARGS)
             // SAFETY: NumPy passes NARGS DTypes and given descriptors.
             .map(|i| unsafe { (*dtypes.add(i), *given.add(i)) })
@@ -385,8 +452,58 @@ pub fn na_error(message: &str) -> PyErr {
 
 /// Registers every ufunc loop of the package.
 pub fn register_all(py: Python<'_>) -> PyResult<()> {
-    for def in basic::loops() {
+    let defs = basic::loops()
+        .into_iter()
+        .chain(search::loops())
+        .chain(transform::loops());
+    for def in defs {
         register(py, &def)?;
     }
+    Ok(())
+}
+
+/// Element `i` of an int64 operand `k`.
+///
+/// # Safety
+/// Operand `k` must be an int64 operand with at least `i + 1` elements.
+#[inline]
+pub unsafe fn read_i64(args: &Args, k: usize, i: isize) -> i64 {
+    // SAFETY: forwarded contract; NumPy's int64 operands need not be aligned here.
+    unsafe { ptr::read_unaligned(args.at(k, i) as *const i64) }
+}
+
+/// The bytes an operation sees for a string operand: its own, or for a missing value the
+/// `na_object` string; `None` for a NaN-like missing value when `nan_propagates` (the
+/// result is then missing, or false); `error()` for a missing value the operation cannot
+/// use.
+#[inline]
+pub fn operand<'a>(
+    view: &'a View,
+    arena: &'a Arena,
+    na: &'a NaKind,
+    nan_propagates: bool,
+    error: impl FnOnce() -> PyErr,
+) -> PyResult<Option<&'a [u8]>> {
+    if !view.is_na() {
+        return arena.get(view).py().map(Some);
+    }
+    match na {
+        NaKind::String(default) => Ok(Some(default)),
+        NaKind::NanLike if nan_propagates => Ok(None),
+        _ => Err(error()),
+    }
+}
+
+/// Writes `bytes` (or a missing value, for `None`) to the output element at `dst`.
+///
+/// # Safety
+/// `dst` must be an element of an array whose arena is `arena`.
+pub unsafe fn write_output(arena: &mut Arena, dst: *mut u8, bytes: Option<&[u8]>) -> PyResult<()> {
+    let view = match bytes {
+        Some(bytes) => arena.store(bytes).py()?,
+        None => View::NA,
+    };
+    // SAFETY: forwarded contract.
+    unsafe { replace_element(arena, dst, view) };
     Ok(())
 }

@@ -1,0 +1,386 @@
+//! Loops with string results: strip (whitespace and chars), replace, expandtabs, center,
+//! ljust, rjust, zfill, partition, rpartition and slice.
+//!
+//! Each element's result is built in a scratch buffer by a kernel and then stored in the
+//! output's arena (inline when it fits in 12 bytes). Sizes that could exceed the largest
+//! string are checked before anything is allocated, so an absurd width or count is an
+//! `OverflowError`, not an allocation failure.
+
+use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use stringdtype_core::kernels::{self, CharSet, Side};
+use stringdtype_core::MAX_STRING_LEN;
+
+use super::{effective_na, operand, read_i64, write_output, Args, Dt, LoopDef};
+use crate::arenas::ArenaLocks;
+use crate::descr::{read_view, NaKind};
+use crate::unicode::tables;
+
+const T: Dt = Dt::Ours;
+const I: Dt = Dt::Int64;
+
+pub fn loops() -> Vec<LoopDef> {
+    const UNARY: &[Dt] = &[T, T];
+    const BINARY: &[Dt] = &[T, T, T];
+    const PAD: &[Dt] = &[T, I, T, T];
+    const WIDTH: &[Dt] = &[T, I, T];
+    vec![
+        LoopDef::new("_strip_whitespace", UNARY, strip_whitespace_loop::<BOTH>),
+        LoopDef::new("_lstrip_whitespace", UNARY, strip_whitespace_loop::<LEFT>),
+        LoopDef::new("_rstrip_whitespace", UNARY, strip_whitespace_loop::<RIGHT>),
+        LoopDef::new("_strip_chars", BINARY, strip_chars_loop::<BOTH>),
+        LoopDef::new("_lstrip_chars", BINARY, strip_chars_loop::<LEFT>),
+        LoopDef::new("_rstrip_chars", BINARY, strip_chars_loop::<RIGHT>),
+        LoopDef::new("_replace", &[T, T, T, I, T], replace_loop),
+        LoopDef::new("_expandtabs", WIDTH, expandtabs_loop),
+        LoopDef::new("_center", PAD, pad_loop::<CENTER>),
+        LoopDef::new("_ljust", PAD, pad_loop::<LJUST>),
+        LoopDef::new("_rjust", PAD, pad_loop::<RJUST>),
+        LoopDef::new("_zfill", WIDTH, pad_loop::<ZFILL>),
+        LoopDef::new("_partition", &[T, T, T, T, T], partition_loop::<false>).without_out(),
+        LoopDef::new("_rpartition", &[T, T, T, T, T], partition_loop::<true>).without_out(),
+        LoopDef::new("_slice", &[T, I, I, I, T], slice_loop).without_out(),
+    ]
+}
+
+const LEFT: u8 = 0;
+const RIGHT: u8 = 1;
+const BOTH: u8 = 2;
+
+const fn side(code: u8) -> Side {
+    match code {
+        LEFT => Side::Left,
+        RIGHT => Side::Right,
+        _ => Side::Both,
+    }
+}
+
+const fn strip_name(code: u8) -> &'static str {
+    match code {
+        LEFT => "_lstrip_chars",
+        RIGHT => "_rstrip_chars",
+        _ => "_strip_chars",
+    }
+}
+
+/// The body shared by loops with one string output, operand `out` whose arena is lock
+/// `out_lock`: `element(i, locks, scratch)` leaves element `i`'s result in the (cleared)
+/// `scratch` and returns true, or returns false for a missing result.
+fn for_each_output(
+    args: &Args,
+    locks: &mut ArenaLocks<'_>,
+    out: usize,
+    out_lock: usize,
+    mut element: impl FnMut(isize, &ArenaLocks<'_>, &mut Vec<u8>) -> PyResult<bool>,
+) -> PyResult<()> {
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        scratch.clear();
+        let present = element(i, locks, &mut scratch)?;
+        let result = present.then_some(&scratch[..]);
+        // SAFETY: element i of the output, whose arena is lock `out_lock`.
+        unsafe { write_output(locks.get_mut(out_lock), args.at(out, i), result) }?;
+    }
+    Ok(())
+}
+
+fn strip_error() -> PyErr {
+    PyValueError::new_err("Can only strip null values that are strings or NaN-like values")
+}
+
+ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
+    // SAFETY: both operands are StringDType operands.
+    let (si, so) = unsafe { (args.state(0), args.state(1)) };
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let tables = tables();
+    for_each_output(&args, &mut locks, 1, 1, |i, locks, out| {
+        // SAFETY: element i of the input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let Some(s) = operand(&view, locks.get(0), &si.na, true, strip_error)? else {
+            return Ok(false);
+        };
+        out.extend_from_slice(kernels::strip_whitespace(s, side(SIDE), tables));
+        Ok(true)
+    })
+});
+
+ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
+    // SAFETY: all three operands are StringDType operands.
+    let (sa, sc, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let na = effective_na(&[sa, sc]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena]);
+    let chars_error = || {
+        let name = strip_name(SIDE);
+        PyValueError::new_err(format!(
+            "Cannot use a null string that is not a string as the {name} delimiter"
+        ))
+    };
+    let fixed: Option<CharSet> = if args.strides[1] == 0 && args.n > 1 {
+        // SAFETY: element 0 of the chars operand.
+        let view = unsafe { read_view(args.at(1, 0)) };
+        operand(&view, locks.get(1), na, false, || match na {
+            NaKind::NanLike => chars_error(),
+            _ => strip_error(),
+        })?
+        .map(CharSet::new)
+    } else {
+        None
+    };
+    for_each_output(&args, &mut locks, 2, 2, |i, locks, out| {
+        // SAFETY: element i of each input.
+        let (a, c) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let chars = operand(&c, locks.get(1), na, false, || match na {
+            NaKind::NanLike => chars_error(),
+            _ => strip_error(),
+        })?;
+        let Some(s) = operand(&a, locks.get(0), na, true, strip_error)? else {
+            return Ok(false);
+        };
+        let stripped = match (&fixed, chars) {
+            (Some(set), _) => set.strip(s, side(SIDE)),
+            (None, Some(chars)) => kernels::strip_chars(s, chars, side(SIDE)),
+            (None, None) => unreachable!("a missing chars operand is an error"),
+        };
+        out.extend_from_slice(stripped);
+        Ok(true)
+    })
+});
+
+fn overflow(name: &str) -> PyErr {
+    PyOverflowError::new_err(format!("Overflow encountered in {name}"))
+}
+
+/// Whether `s.replace(old, new, count)` fits in the largest string (checked from a cheap
+/// upper bound first, counting the matches only when that bound is too large).
+fn replace_fits(s: &[u8], old: &[u8], new: &[u8], count: i64) -> bool {
+    // Every match but those of an empty `old` consumes at least one byte.
+    let bound_matches = s.len() + 1;
+    let matches = usize::try_from(count).map_or(bound_matches, |c| c.min(bound_matches));
+    let bound = new.len().saturating_mul(matches).saturating_add(s.len());
+    if bound <= MAX_STRING_LEN {
+        return true;
+    }
+    let found = if old.is_empty() {
+        kernels::str_len(s) + 1
+    } else {
+        kernels::count(s, old, 0, isize::MAX)
+    };
+    let replaced = usize::try_from(count).map_or(found, |c| c.min(found));
+    let size = (s.len() - replaced * old.len()).checked_add(replaced.saturating_mul(new.len()));
+    size.is_some_and(|size| size <= MAX_STRING_LEN)
+}
+
+ufunc_loop!(replace_loop, 5, |args| {
+    // SAFETY: operands 0, 1, 2 and 4 are StringDType operands.
+    let states = unsafe { [args.state(0), args.state(1), args.state(2), args.state(4)] };
+    let na = effective_na(&states[..3]);
+    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
+    let pattern_error = || {
+        PyValueError::new_err(
+            "Null values are not supported as search patterns or replacement strings for replace",
+        )
+    };
+    let search_error = || {
+        PyValueError::new_err(
+            "Only string or NaN-like null strings can be used as search strings for replace",
+        )
+    };
+    for_each_output(&args, &mut locks, 4, 3, |i, locks, out| {
+        // SAFETY: element i of each string input.
+        let views = unsafe { [0, 1, 2].map(|k| read_view(args.at(k, i))) };
+        let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
+        let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
+        let Some(s) = operand(&views[0], locks.get(0), na, true, search_error)? else {
+            return Ok(false);
+        };
+        // SAFETY: operand 3 is int64.
+        let count = unsafe { read_i64(&args, 3, i) };
+        if !replace_fits(s, old, new, count) {
+            return Err(overflow("replace"));
+        }
+        kernels::replace(s, old, new, count, out);
+        Ok(true)
+    })
+});
+
+/// The byte length of `s.expandtabs(tabsize)`, `None` when it overflows.
+fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
+    let tabsize = usize::try_from(tabsize).unwrap_or(0);
+    let (mut column, mut total) = (0usize, 0usize);
+    for &byte in s {
+        match byte {
+            b'\t' if tabsize > 0 => {
+                let spaces = tabsize - column % tabsize;
+                column = column.checked_add(spaces)?;
+                total = total.checked_add(spaces)?;
+            }
+            b'\t' => {}
+            b'\n' | b'\r' => {
+                column = 0;
+                total += 1;
+            }
+            _ => {
+                // Columns count code points: continuation bytes take no column.
+                column += usize::from((byte as i8) >= -0x40);
+                total += 1;
+            }
+        }
+    }
+    Some(total)
+}
+
+ufunc_loop!(expandtabs_loop, 3, |args| {
+    // SAFETY: operands 0 and 2 are StringDType operands.
+    let (si, so) = unsafe { (args.state(0), args.state(2)) };
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
+    for_each_output(&args, &mut locks, 2, 1, |i, locks, out| {
+        // SAFETY: element i of the string input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let s = operand(&view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
+        // SAFETY: operand 1 is int64.
+        let tabsize = unsafe { read_i64(&args, 1, i) };
+        if s.contains(&b'\t') && !expanded_len(s, tabsize).is_some_and(|len| len <= MAX_STRING_LEN)
+        {
+            return Err(PyOverflowError::new_err("new string is too long"));
+        }
+        kernels::expandtabs(s, tabsize as isize, out);
+        Ok(true)
+    })
+});
+
+const CENTER: u8 = 0;
+const LJUST: u8 = 1;
+const RJUST: u8 = 2;
+const ZFILL: u8 = 3;
+
+const PAD_NAMES: [&str; 4] = ["_center", "_ljust", "_rjust", "zfill"];
+
+// `center`, `ljust`, `rjust` (string, width, fill) and `zfill` (string, width).
+ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
+    let name = PAD_NAMES[K as usize];
+    let (fill_at, out_at) = if K == ZFILL { (None, 2) } else { (Some(2), 3) };
+    // SAFETY: operand 0, the fill operand and the output are StringDType operands.
+    let (ss, so) = unsafe { (args.state(0), args.state(out_at)) };
+    let sf = fill_at.map(|k| unsafe { args.state(k) });
+    let na = effective_na(&[ss, sf.unwrap_or(ss)]);
+    let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena]);
+    let error = || {
+        if K == ZFILL {
+            PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
+        } else {
+            PyValueError::new_err(format!("Cannot {name} null that is not a nan-like value"))
+        }
+    };
+    for_each_output(&args, &mut locks, out_at, 2, |i, locks, out| {
+        // SAFETY: element i of the string input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let fill = match fill_at {
+            Some(k) => {
+                // SAFETY: element i of the fill input.
+                let fill_view = unsafe { read_view(args.at(k, i)) };
+                match operand(&fill_view, locks.get(1), na, true, error)? {
+                    Some(fill) => Some(first_char(fill)?),
+                    None => return Ok(false),
+                }
+            }
+            None => None,
+        };
+        let Some(s) = operand(&view, locks.get(0), na, true, error)? else {
+            return Ok(false);
+        };
+        // SAFETY: operand 1 is int64.
+        let width = unsafe { read_i64(&args, 1, i) };
+        let fill = fill.unwrap_or('0');
+        let margin = usize::try_from(width).unwrap_or(0).saturating_sub(kernels::str_len(s));
+        let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
+        if !size.is_some_and(|size| size <= MAX_STRING_LEN) {
+            return Err(overflow(name));
+        }
+        let width = width as isize;
+        match K {
+            CENTER => kernels::center(s, width, fill, out),
+            LJUST => kernels::ljust(s, width, fill, out),
+            RJUST => kernels::rjust(s, width, fill, out),
+            _ => kernels::zfill(s, width, out),
+        }
+        Ok(true)
+    })
+});
+
+/// The fill character: the first code point of a one-character string.
+fn first_char(fill: &[u8]) -> PyResult<char> {
+    std::str::from_utf8(fill)
+        .ok()
+        .and_then(|s| s.chars().next())
+        .ok_or_else(|| {
+            PyTypeError::new_err("The fill character must be exactly one character long")
+        })
+}
+
+ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
+    let name = if LAST { "_rpartition" } else { "_partition" };
+    // SAFETY: all five operands are StringDType operands.
+    let states = unsafe { [0, 1, 2, 3, 4].map(|k| args.state(k)) };
+    let na = effective_na(&states[..2]);
+    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
+    let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        // SAFETY: element i of each input.
+        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let sizes = {
+            let s = operand(&a, locks.get(0), na, false, error)?.unwrap_or(b"");
+            let sep = operand(&b, locks.get(1), na, false, error)?.unwrap_or(b"");
+            let parts = if LAST {
+                kernels::rpartition(s, sep)
+            } else {
+                kernels::partition(s, sep)
+            };
+            let parts = parts.map_err(|e| PyValueError::new_err(e.to_string()))?;
+            scratch.clear();
+            parts.to_array().map(|part| {
+                scratch.extend_from_slice(part);
+                part.len()
+            })
+        };
+        let mut start = 0;
+        for (k, size) in sizes.into_iter().enumerate() {
+            let part = &scratch[start..start + size];
+            start += size;
+            // SAFETY: element i of output 2 + k, whose arena is lock 2 + k.
+            unsafe { write_output(locks.get_mut(2 + k), args.at(2 + k, i), Some(part)) }?;
+        }
+    }
+    Ok(())
+});
+
+ufunc_loop!(slice_loop, 5, |args| {
+    // SAFETY: operands 0 and 4 are StringDType operands.
+    let (si, so) = unsafe { (args.state(0), args.state(4)) };
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    for_each_output(&args, &mut locks, 4, 1, |i, locks, out| {
+        // SAFETY: element i of the string input; operands 1 to 3 are int64.
+        let (view, start, stop, step) = unsafe {
+            let [start, stop, step] = [1, 2, 3].map(|k| read_i64(&args, k, i) as isize);
+            (read_view(args.at(0, i)), start, stop, step)
+        };
+        if step == 0 {
+            return Err(PyValueError::new_err("slice step cannot be zero"));
+        }
+        if view.is_na() {
+            return Err(PyTypeError::new_err("Cannot slice null string"));
+        }
+        let s = operand(
+            &view,
+            locks.get(0),
+            &NaKind::Unset,
+            false,
+            || unreachable!(),
+        )?;
+        let step = step.max(-isize::MAX);
+        kernels::slice(s.unwrap_or(b""), Some(start), Some(stop), Some(step), out)
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        Ok(true)
+    })
+});
