@@ -18,10 +18,8 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
     let dtype = array.getattr("dtype")?;
     let descr = dtype.as_ptr() as *mut ffi::PyArray_Descr;
-    // SAFETY: `dtype` is a live object; only its type is read before the check passes.
-    let ours = unsafe {
-        pyo3::ffi::Py_TYPE(dtype.as_ptr()) as *mut ffi::PyArray_DTypeMeta == dtype::dtype_class()
-    };
+    // SAFETY: an array's `dtype` is a live descriptor.
+    let ours = unsafe { dtype::is_string_descr(descr) };
     if !ours {
         return Err(PyTypeError::new_err(format!(
             "expected an array of stringdtype.StringDType, got dtype {}",

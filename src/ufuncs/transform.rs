@@ -240,8 +240,7 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
         let s = operand(&view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
         // SAFETY: operand 1 is int64.
         let tabsize = unsafe { read_i64(&args, 1, i) };
-        if s.contains(&b'\t') && !expanded_len(s, tabsize).is_some_and(|len| len <= MAX_STRING_LEN)
-        {
+        if s.contains(&b'\t') && expanded_len(s, tabsize).is_none_or(|len| len > MAX_STRING_LEN) {
             return Err(PyOverflowError::new_err("new string is too long"));
         }
         kernels::expandtabs(s, tabsize as isize, out);
@@ -294,7 +293,7 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
         let fill = fill.unwrap_or('0');
         let margin = usize::try_from(width).unwrap_or(0).saturating_sub(kernels::str_len(s));
         let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
-        if !size.is_some_and(|size| size <= MAX_STRING_LEN) {
+        if size.is_none_or(|size| size > MAX_STRING_LEN) {
             return Err(overflow(name));
         }
         let width = width as isize;
