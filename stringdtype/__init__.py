@@ -8,6 +8,7 @@
 array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
 """
 
+from . import strings
 from ._core import StringDType, StringScalar, memory_info, memory_usage
 
-__all__ = ["StringDType", "StringScalar", "memory_info", "memory_usage"]
+__all__ = ["StringDType", "StringScalar", "memory_info", "memory_usage", "strings"]

@@ -23,6 +23,7 @@ macro_rules! ufunc_loop {
 }
 
 mod basic;
+mod case;
 mod search;
 mod transform;
 
@@ -52,6 +53,8 @@ pub enum Dt {
     Int64,
     /// NumPy's `U`.
     Unicode,
+    /// NumPy's `S`.
+    Bytes,
     /// Any integer DType, Python int included (for promoters).
     AnyInt,
 }
@@ -63,6 +66,7 @@ impl Dt {
             Dt::Bool => builtin_dtype(BuiltinDType::Bool),
             Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
+            Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
             Dt::AnyInt => abstract_int_dtype(),
         }
     }
@@ -102,10 +106,14 @@ fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("numpy._core.umath")?.getattr(name)
 }
 
-/// Registers `def` on its ufunc, with a promoter so that `U` inputs and any integer
-/// inputs reach it.
+/// Registers `def` on its ufunc in `numpy._core.umath`.
 pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
-    let ufunc = ufunc(py, def.ufunc)?;
+    register_on(py, &ufunc(py, def.ufunc)?, def)
+}
+
+/// Registers `def` on `ufunc`, with a promoter so that `U` inputs and any integer
+/// inputs reach it.
+pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> PyResult<()> {
     let nin = ufunc.getattr("nin")?.extract::<usize>()?;
     let mut dtypes: Vec<*mut PyArray_DTypeMeta> = def.dtypes.iter().map(|d| d.class()).collect();
     let slots = [
@@ -133,7 +141,8 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
             pfunc: ptr::null_mut(),
         },
     ];
-    let name = CString::new(format!("stringdtype_{}", def.ufunc)).expect("no NUL");
+    let ufunc_name: String = ufunc.getattr("__name__")?.extract()?;
+    let name = CString::new(format!("stringdtype_{ufunc_name}")).expect("no NUL");
     let mut spec = PyArrayMethod_Spec {
         name: name.as_ptr(),
         nin: nin as c_int,
@@ -153,7 +162,7 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
     if status < 0 {
         return Err(PyErr::fetch(py));
     }
-    add_promoters(py, &ufunc, def.dtypes, nin)
+    add_promoters(py, ufunc, def.dtypes, nin)
 }
 
 /// Promoters for every mix of this loop's string inputs with `U`, and of its integer
@@ -450,7 +459,9 @@ pub fn na_error(message: &str) -> PyErr {
     PyValueError::new_err(message.to_string())
 }
 
-/// Registers every ufunc loop of the package.
+pub use case::add_ufuncs;
+
+/// Registers every ufunc loop of the package on NumPy's ufuncs.
 pub fn register_all(py: Python<'_>) -> PyResult<()> {
     let defs = basic::loops()
         .into_iter()

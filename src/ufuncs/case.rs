@@ -1,0 +1,210 @@
+//! The package's own ufuncs, for what NumPy runs per element in Python: the case
+//! conversions `upper lower swapcase capitalize title casefold`, and the two halves of
+//! UTF-8 `encode` (`_utf8_nbytes` sizes the `S` output, `_encode_utf8` fills it).
+//!
+//! They are real `np.ufunc` objects, so broadcasting, `out=`, `where=` and strides come
+//! from NumPy; `stringdtype.strings` wraps them with `np.strings`' signatures.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ptr;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi::PyObject;
+use pyo3::prelude::*;
+use stringdtype_core::kernels;
+
+use super::{operand, register_on, write_output, Dt, LoopDef};
+use crate::arenas::ArenaLocks;
+use crate::descr::{read_view, NaKind};
+use crate::ffi::ufunc_entry;
+use crate::unicode::tables;
+
+const UPPER: u8 = 0;
+const LOWER: u8 = 1;
+const SWAPCASE: u8 = 2;
+const CAPITALIZE: u8 = 3;
+const TITLE: u8 = 4;
+const CASEFOLD: u8 = 5;
+
+/// Name, docstring and loop of each case ufunc.
+const CASE_UFUNCS: [(&CStr, &CStr, u8); 6] = [
+    (c"upper", c"Element-wise str.upper.", UPPER),
+    (c"lower", c"Element-wise str.lower.", LOWER),
+    (c"swapcase", c"Element-wise str.swapcase.", SWAPCASE),
+    (c"capitalize", c"Element-wise str.capitalize.", CAPITALIZE),
+    (c"title", c"Element-wise str.title.", TITLE),
+    (c"casefold", c"Element-wise str.casefold.", CASEFOLD),
+];
+
+/// A new ufunc with no loops of its own, named `name` (NumPy keeps the pointers, so they
+/// must be static).
+fn new_ufunc<'py>(
+    py: Python<'py>,
+    name: &'static CStr,
+    doc: &'static CStr,
+    nin: c_int,
+    nout: c_int,
+) -> PyResult<Bound<'py, PyAny>> {
+    type FromFuncAndData = unsafe extern "C" fn(
+        *mut *mut c_void,
+        *const *mut c_void,
+        *const c_char,
+        c_int,
+        c_int,
+        c_int,
+        c_int,
+        *const c_char,
+        *const c_char,
+        c_int,
+    ) -> *mut PyObject;
+    // SAFETY: entry 1 is `PyUFunc_FromFuncAndData`; with no legacy loops the function,
+    // data and type arrays are never read. Identity -1 is `PyUFunc_None`.
+    unsafe {
+        let f: FromFuncAndData = std::mem::transmute(ufunc_entry(1));
+        let ufunc = f(
+            ptr::null_mut(),
+            ptr::null(),
+            ptr::null(),
+            0,
+            nin,
+            nout,
+            -1,
+            name.as_ptr(),
+            doc.as_ptr(),
+            0,
+        );
+        Bound::from_owned_ptr_or_err(py, ufunc)
+    }
+}
+
+/// Creates the package's ufuncs, registers their loops and adds them to `module`.
+pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = module.py();
+    for (name, doc, kind) in CASE_UFUNCS {
+        let ufunc = new_ufunc(py, name, doc, 1, 1)?;
+        let strided = match kind {
+            UPPER => case_loop::<UPPER>,
+            LOWER => case_loop::<LOWER>,
+            SWAPCASE => case_loop::<SWAPCASE>,
+            CAPITALIZE => case_loop::<CAPITALIZE>,
+            TITLE => case_loop::<TITLE>,
+            _ => case_loop::<CASEFOLD>,
+        };
+        register_on(
+            py,
+            &ufunc,
+            &LoopDef::new("", &[Dt::Ours, Dt::Ours], strided),
+        )?;
+        module.add(name.to_str().expect("ASCII"), ufunc)?;
+    }
+    let nbytes = new_ufunc(
+        py,
+        c"_utf8_nbytes",
+        c"UTF-8 byte length of each string.",
+        1,
+        1,
+    )?;
+    register_on(
+        py,
+        &nbytes,
+        &LoopDef::new("", &[Dt::Ours, Dt::Int64], nbytes_loop),
+    )?;
+    module.add("_utf8_nbytes", nbytes)?;
+    let encode = new_ufunc(
+        py,
+        c"_encode_utf8",
+        c"UTF-8 bytes into a given S array.",
+        1,
+        1,
+    )?;
+    register_on(
+        py,
+        &encode,
+        &LoopDef::new("", &[Dt::Ours, Dt::Bytes], encode_loop),
+    )?;
+    module.add("_encode_utf8", encode)?;
+    Ok(())
+}
+
+fn case_error() -> PyErr {
+    PyTypeError::new_err(
+        "Cannot change the case of a null that is not a nan-like value or a string",
+    )
+}
+
+ufunc_loop!(case_loop[const K: u8], 2, |args| {
+    // SAFETY: both operands are StringDType operands.
+    let (si, so) = unsafe { (args.state(0), args.state(1)) };
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let tables = tables();
+    let mut scratch = Vec::new();
+    for i in 0..args.n {
+        scratch.clear();
+        // SAFETY: element i of the input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let present = match operand(&view, locks.get(0), &si.na, true, case_error)? {
+            Some(s) => {
+                match K {
+                    UPPER => kernels::upper(s, tables, &mut scratch),
+                    LOWER => kernels::lower(s, tables, &mut scratch),
+                    SWAPCASE => kernels::swapcase(s, tables, &mut scratch),
+                    CAPITALIZE => kernels::capitalize(s, tables, &mut scratch),
+                    TITLE => kernels::title(s, tables, &mut scratch),
+                    _ => kernels::casefold(s, tables, &mut scratch),
+                }
+                true
+            }
+            None => false,
+        };
+        let result = present.then_some(&scratch[..]);
+        // SAFETY: element i of the output, whose arena is lock 1.
+        unsafe { write_output(locks.get_mut(1), args.at(1, i), result) }?;
+    }
+    Ok(())
+});
+
+fn encode_error() -> PyErr {
+    PyTypeError::new_err("Cannot encode a null that is not a string")
+}
+
+ufunc_loop!(nbytes_loop, 2, |args| {
+    // SAFETY: operand 0 is a StringDType operand.
+    let state = unsafe { args.state(0) };
+    for i in 0..args.n {
+        // SAFETY: element i of the input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        // The length is in the view: no arena is needed.
+        let len = match (view.is_na(), &state.na) {
+            (false, _) => view.len(),
+            (true, NaKind::String(default)) => default.len(),
+            (true, _) => return Err(encode_error()),
+        };
+        // SAFETY: element i of the int64 output.
+        unsafe { ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
+    }
+    Ok(())
+});
+
+ufunc_loop!(encode_loop, 2, |args| {
+    // SAFETY: operand 0 is a StringDType operand; operand 1 is an `S` array.
+    let (state, width) = unsafe { (args.state(0), (*args.descrs[1]).elsize as usize) };
+    let locks = ArenaLocks::new(&[&state.arena]);
+    for i in 0..args.n {
+        // SAFETY: element i of the input.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let bytes = operand(&view, locks.get(0), &state.na, false, encode_error)?.unwrap_or(b"");
+        if bytes.len() > width {
+            return Err(PyValueError::new_err(format!(
+                "a string of {} bytes does not fit in S{width}",
+                bytes.len()
+            )));
+        }
+        // SAFETY: element i of the output holds `width` bytes; zero padding as NumPy's `S`.
+        unsafe {
+            let dst = args.at(1, i);
+            ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
+            ptr::write_bytes(dst.add(bytes.len()), 0, width - bytes.len());
+        }
+    }
+    Ok(())
+});

@@ -1,0 +1,101 @@
+"""``np.strings``, with Rust versions of what NumPy runs per element in Python.
+
+A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
+``np.strings`` with the same signature. On arrays of :class:`stringdtype.StringDType`,
+
+* ``upper lower swapcase capitalize title`` (and ``casefold``, which ``np.strings``
+  lacks) are ufuncs written in Rust with Python's ``str`` semantics (full Unicode case
+  mappings from the running interpreter's database, ASCII fast path);
+* ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
+* everything else is ``np.strings``' own function, which already runs this package's
+  loops.
+
+Missing values: a string ``na_object`` acts as its string, a NaN-like one gives a missing
+result, any other one raises ``TypeError`` (``np.strings`` raises for every missing value
+in the case conversions). Arrays of other dtypes go to ``np.strings`` unchanged, except
+``casefold``, which converts ``U`` input to StringDType.
+"""
+
+import codecs
+
+import numpy as np
+
+from . import _core
+from ._core import StringDType
+
+__all__ = sorted({*np.strings.__all__, "casefold"})
+
+
+def _is_ours(a):
+    return isinstance(a.dtype, StringDType)
+
+
+def _case_function(name):
+    ufunc = getattr(_core, name)
+    fallback = getattr(np.strings, name, None)
+
+    def convert(a):
+        a = np.asanyarray(a)
+        if _is_ours(a):
+            return ufunc(a)
+        if fallback is not None:
+            return fallback(a)
+        return ufunc(a.astype(StringDType()))
+
+    convert.__name__ = convert.__qualname__ = name
+    convert.__doc__ = (
+        f"Element-wise ``str.{name}`` of each string, in Rust for StringDType arrays.\n\n"
+        f"Same results as Python's ``str.{name}``; see the module docstring for missing "
+        "values."
+    )
+    return convert
+
+
+upper = _case_function("upper")
+lower = _case_function("lower")
+swapcase = _case_function("swapcase")
+capitalize = _case_function("capitalize")
+title = _case_function("title")
+casefold = _case_function("casefold")
+
+
+def _is_utf8(encoding, errors):
+    if errors not in (None, "strict"):
+        return False
+    return encoding is None or codecs.lookup(encoding).name == "utf-8"
+
+
+def encode(a, encoding=None, errors=None):
+    """Encode each string (``str.encode``) into an ``S`` array, as ``np.strings.encode``.
+
+    UTF-8 (the default) on a StringDType array copies the stored bytes directly.
+    """
+    a = np.asanyarray(a)
+    if not (_is_ours(a) and _is_utf8(encoding, errors)):
+        return np.strings.encode(a, encoding, errors)
+    width = max(int(_core._utf8_nbytes(a).max(initial=0)), 1)
+    out = np.empty(a.shape, dtype=f"S{width}")
+    _core._encode_utf8(a, out=out)
+    return out
+
+
+def decode(a, encoding=None, errors=None):
+    """Decode each ``bytes`` element (``bytes.decode``).
+
+    UTF-8 (the default) on an ``S`` array returns a StringDType array, validating the bytes
+    without a Python object per element; other cases are ``np.strings.decode``.
+    """
+    a = np.asanyarray(a)
+    if a.dtype.kind == "S" and _is_utf8(encoding, errors):
+        return a.astype(StringDType())
+    return np.strings.decode(a, encoding, errors)
+
+
+def __getattr__(name):
+    if name in np.strings.__all__:
+        return getattr(np.strings, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__():
+    return __all__
