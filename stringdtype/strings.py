@@ -23,7 +23,7 @@ import numpy as np
 from . import _core
 from ._core import StringDType
 
-__all__ = sorted({*np.strings.__all__, "casefold"})
+__all__ = [*np.strings.__all__, "casefold"]  # noqa: PLE0604 - np.strings names
 
 
 def _is_ours(a):
