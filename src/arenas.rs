@@ -13,6 +13,30 @@ pub struct ArenaLocks<'a> {
     guards: Vec<MutexGuard<'a, Arena>>,
     /// For each operand, the index of its guard.
     slot: [usize; 6],
+    operands: usize,
+}
+
+/// The locked arenas of a loop's operands, for reading, while another one (the output's)
+/// may be written: see [`ArenaLocks::split`].
+pub struct Readers<'g, 'a> {
+    left: &'g [MutexGuard<'a, Arena>],
+    right: &'g [MutexGuard<'a, Arena>],
+    /// The guard index held for writing (`usize::MAX` for none).
+    split: usize,
+    slot: [usize; 6],
+}
+
+impl Readers<'_, '_> {
+    /// The arena of operand `i` (not the one held for writing).
+    #[inline]
+    pub fn get(&self, i: usize) -> &Arena {
+        let at = self.slot[i];
+        if at < self.split {
+            &self.left[at]
+        } else {
+            &self.right[at - self.split - 1]
+        }
+    }
 }
 
 /// Locks a mutex even when a panic in an earlier loop poisoned it: the arena's own
@@ -41,7 +65,11 @@ impl<'a> ArenaLocks<'a> {
                 }
             }
         }
-        ArenaLocks { guards, slot }
+        ArenaLocks {
+            guards,
+            slot,
+            operands: operands.len(),
+        }
     }
 
     /// The arena of operand `i`.
@@ -54,6 +82,35 @@ impl<'a> ArenaLocks<'a> {
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> &mut Arena {
         &mut self.guards[self.slot[i]]
+    }
+
+    /// The arenas of every operand for reading, and the arena of operand `write` for
+    /// writing, when no other operand shares it; else `None`.
+    pub fn split(&mut self, write: usize) -> Option<(Readers<'_, 'a>, &mut Arena)> {
+        let at = self.slot[write];
+        let shared = (0..self.operands).any(|i| i != write && self.slot[i] == at);
+        if shared {
+            return None;
+        }
+        let (left, rest) = self.guards.split_at_mut(at);
+        let (writer, right) = rest.split_first_mut().expect("the writer's guard");
+        let readers = Readers {
+            left,
+            right,
+            split: at,
+            slot: self.slot,
+        };
+        Some((readers, &mut **writer))
+    }
+
+    /// The arenas of every operand, for reading.
+    pub fn readers(&self) -> Readers<'_, 'a> {
+        Readers {
+            left: &self.guards,
+            right: &[],
+            split: usize::MAX,
+            slot: self.slot,
+        }
     }
 
     /// Copies the string `view` of operand `from` into the arena of operand `to`.

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use stringdtype_core::{Arena, View, MAX_STRING_LEN};
+use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
 
 use super::{effective_na, na_error, operand, write_output, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
@@ -251,12 +251,6 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     Ok(())
 });
 
-/// Number of code points in UTF-8 bytes: the bytes that are not continuation bytes.
-#[inline]
-fn code_points(bytes: &[u8]) -> usize {
-    bytes.iter().filter(|&&b| (b as i8) >= -0x40).count()
-}
-
 ufunc_loop!(str_len_loop, 2, |args| {
     // SAFETY: operand 0 is a StringDType operand.
     let state = unsafe { args.state(0) };
@@ -265,13 +259,11 @@ ufunc_loop!(str_len_loop, 2, |args| {
     for i in 0..args.n {
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };
-        let len = match view.inline_bytes() {
-            Some(bytes) if !view.is_na() => code_points(bytes),
-            _ => {
-                let error = || na_error("The length of a null string is undefined");
-                let bytes = operand(&view, arena, &state.na, false, error)?;
-                code_points(bytes.unwrap_or(b""))
-            }
+        let len = if view.is_inline() && !view.is_na() {
+            kernels::inline_str_len(view)
+        } else {
+            let error = || na_error("The length of a null string is undefined");
+            kernels::str_len(operand(&view, arena, &state.na, false, error)?.unwrap_or(b""))
         };
         // SAFETY: element i of the int64 output.
         unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };

@@ -487,7 +487,7 @@ pub unsafe fn read_i64(args: &Args, k: usize, i: isize) -> i64 {
 /// `na_object` string; `None` for a NaN-like missing value when `nan_propagates` (the
 /// result is then missing, or false); `error()` for a missing value the operation cannot
 /// use.
-#[inline]
+#[inline(always)]
 pub fn operand<'a>(
     view: &'a View,
     arena: &'a Arena,

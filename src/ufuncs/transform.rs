@@ -9,10 +9,10 @@
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Side};
-use stringdtype_core::MAX_STRING_LEN;
+use stringdtype_core::{View, MAX_STRING_LEN};
 
 use super::{effective_na, operand, read_i64, write_output, Args, Dt, LoopDef};
-use crate::arenas::ArenaLocks;
+use crate::arenas::{ArenaLocks, Readers};
 use crate::descr::{read_view, NaKind};
 use crate::unicode::tables;
 
@@ -64,20 +64,52 @@ const fn strip_name(code: u8) -> &'static str {
 }
 
 /// The body shared by loops with one string output, operand `out` whose arena is lock
-/// `out_lock`: `element(i, locks, scratch)` leaves element `i`'s result in the (cleared)
-/// `scratch` and returns true, or returns false for a missing result.
-fn for_each_output(
+/// `out_lock`: `element(i, views, readers, scratch)` gets element `i` of the string
+/// operands `inputs` and returns its result (a part of an input, or bytes it appended to
+/// the cleared `scratch`), or `None` for a missing one.
+///
+/// When the output's arena is no input's (a new array, or `out=` another array), results
+/// go straight from the inputs into it; otherwise they are copied out first.
+fn for_each_output<'a, const N: usize, F>(
     args: &Args,
-    locks: &mut ArenaLocks<'_>,
-    out: usize,
-    out_lock: usize,
-    mut element: impl FnMut(isize, &ArenaLocks<'_>, &mut Vec<u8>) -> PyResult<bool>,
-) -> PyResult<()> {
+    locks: &mut ArenaLocks<'a>,
+    inputs: [usize; N],
+    (out, out_lock): (usize, usize),
+    mut element: F,
+) -> PyResult<()>
+where
+    F: for<'r> FnMut(
+        isize,
+        &'r [View; N],
+        &'r Readers<'r, 'a>,
+        &'r mut Vec<u8>,
+    ) -> PyResult<Option<&'r [u8]>>,
+{
+    // SAFETY: element i of each string input.
+    let views_at = |i| inputs.map(|k| unsafe { read_view(args.at(k, i)) });
     let mut scratch = Vec::new();
+    if let Some((readers, writer)) = locks.split(out_lock) {
+        for i in 0..args.n {
+            scratch.clear();
+            let views = views_at(i);
+            let result = element(i, &views, &readers, &mut scratch)?;
+            // SAFETY: element i of the output, whose arena is `writer`.
+            unsafe { write_output(writer, args.at(out, i), result) }?;
+        }
+        return Ok(());
+    }
+    let mut copy = Vec::new();
     for i in 0..args.n {
         scratch.clear();
-        let present = element(i, locks, &mut scratch)?;
-        let result = present.then_some(&scratch[..]);
+        let views = views_at(i);
+        let present = {
+            let readers = locks.readers();
+            let result = element(i, &views, &readers, &mut scratch)?;
+            copy.clear();
+            copy.extend_from_slice(result.unwrap_or_default());
+            result.is_some()
+        };
+        let result = present.then_some(&copy[..]);
         // SAFETY: element i of the output, whose arena is lock `out_lock`.
         unsafe { write_output(locks.get_mut(out_lock), args.at(out, i), result) }?;
     }
@@ -93,14 +125,11 @@ ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
     let tables = tables();
-    for_each_output(&args, &mut locks, 1, 1, |i, locks, out| {
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
-        let Some(s) = operand(&view, locks.get(0), &si.na, true, strip_error)? else {
-            return Ok(false);
+    for_each_output(&args, &mut locks, [0], (1, 1), |_, [view], locks, _| {
+        let Some(s) = operand(view, locks.get(0), &si.na, true, strip_error)? else {
+            return Ok(None);
         };
-        out.extend_from_slice(kernels::strip_whitespace(s, side(SIDE), tables));
-        Ok(true)
+        Ok(Some(kernels::strip_whitespace(s, side(SIDE), tables)))
     })
 });
 
@@ -126,23 +155,19 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
     } else {
         None
     };
-    for_each_output(&args, &mut locks, 2, 2, |i, locks, out| {
-        // SAFETY: element i of each input.
-        let (a, c) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        let chars = operand(&c, locks.get(1), na, false, || match na {
+    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_, [a, c], locks, _| {
+        let chars = operand(c, locks.get(1), na, false, || match na {
             NaKind::NanLike => chars_error(),
             _ => strip_error(),
         })?;
-        let Some(s) = operand(&a, locks.get(0), na, true, strip_error)? else {
-            return Ok(false);
+        let Some(s) = operand(a, locks.get(0), na, true, strip_error)? else {
+            return Ok(None);
         };
-        let stripped = match (&fixed, chars) {
+        Ok(Some(match (&fixed, chars) {
             (Some(set), _) => set.strip(s, side(SIDE)),
             (None, Some(chars)) => kernels::strip_chars(s, chars, side(SIDE)),
             (None, None) => unreachable!("a missing chars operand is an error"),
-        };
-        out.extend_from_slice(stripped);
-        Ok(true)
+        }))
     })
 });
 
@@ -185,22 +210,26 @@ ufunc_loop!(replace_loop, 5, |args| {
             "Only string or NaN-like null strings can be used as search strings for replace",
         )
     };
-    for_each_output(&args, &mut locks, 4, 3, |i, locks, out| {
-        // SAFETY: element i of each string input.
-        let views = unsafe { [0, 1, 2].map(|k| read_view(args.at(k, i))) };
-        let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
-        let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
-        let Some(s) = operand(&views[0], locks.get(0), na, true, search_error)? else {
-            return Ok(false);
-        };
-        // SAFETY: operand 3 is int64.
-        let count = unsafe { read_i64(&args, 3, i) };
-        if !replace_fits(s, old, new, count) {
-            return Err(overflow("replace"));
-        }
-        kernels::replace(s, old, new, count, out);
-        Ok(true)
-    })
+    for_each_output(
+        &args,
+        &mut locks,
+        [0, 1, 2],
+        (4, 3),
+        |i, views, locks, out| {
+            let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
+            let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
+            let Some(s) = operand(&views[0], locks.get(0), na, true, search_error)? else {
+                return Ok(None);
+            };
+            // SAFETY: operand 3 is int64.
+            let count = unsafe { read_i64(&args, 3, i) };
+            if !replace_fits(s, old, new, count) {
+                return Err(overflow("replace"));
+            }
+            kernels::replace(s, old, new, count, out);
+            Ok(Some(out))
+        },
+    )
 });
 
 /// The byte length of `s.expandtabs(tabsize)`, `None` when it overflows.
@@ -234,17 +263,15 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
     let (si, so) = unsafe { (args.state(0), args.state(2)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
     let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
-    for_each_output(&args, &mut locks, 2, 1, |i, locks, out| {
-        // SAFETY: element i of the string input.
-        let view = unsafe { read_view(args.at(0, i)) };
-        let s = operand(&view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
+    for_each_output(&args, &mut locks, [0], (2, 1), |i, [view], locks, out| {
+        let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
         // SAFETY: operand 1 is int64.
         let tabsize = unsafe { read_i64(&args, 1, i) };
         if s.contains(&b'\t') && expanded_len(s, tabsize).is_none_or(|len| len > MAX_STRING_LEN) {
             return Err(PyOverflowError::new_err("new string is too long"));
         }
         kernels::expandtabs(s, tabsize as isize, out);
-        Ok(true)
+        Ok(Some(out))
     })
 });
 
@@ -271,27 +298,26 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
             PyValueError::new_err(format!("Cannot {name} null that is not a nan-like value"))
         }
     };
-    for_each_output(&args, &mut locks, out_at, 2, |i, locks, out| {
-        // SAFETY: element i of the string input.
-        let view = unsafe { read_view(args.at(0, i)) };
+    // zfill has no fill operand: operand 0 stands in, unread.
+    let inputs = [0, fill_at.unwrap_or(0)];
+    for_each_output(&args, &mut locks, inputs, (out_at, 2), |i, [view, fill_view], locks, out| {
         let fill = match fill_at {
-            Some(k) => {
-                // SAFETY: element i of the fill input.
-                let fill_view = unsafe { read_view(args.at(k, i)) };
-                match operand(&fill_view, locks.get(1), na, true, error)? {
-                    Some(fill) => Some(first_char(fill)?),
-                    None => return Ok(false),
-                }
-            }
+            Some(_) => match operand(fill_view, locks.get(1), na, true, error)? {
+                Some(fill) => Some(first_char(fill)?),
+                None => return Ok(None),
+            },
             None => None,
         };
-        let Some(s) = operand(&view, locks.get(0), na, true, error)? else {
-            return Ok(false);
+        let Some(s) = operand(view, locks.get(0), na, true, error)? else {
+            return Ok(None);
         };
         // SAFETY: operand 1 is int64.
         let width = unsafe { read_i64(&args, 1, i) };
         let fill = fill.unwrap_or('0');
         let margin = usize::try_from(width).unwrap_or(0).saturating_sub(kernels::str_len(s));
+        if margin == 0 {
+            return Ok(Some(s));
+        }
         let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
         if size.is_none_or(|size| size > MAX_STRING_LEN) {
             return Err(overflow(name));
@@ -303,7 +329,7 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
             RJUST => kernels::rjust(s, width, fill, out),
             _ => kernels::zfill(s, width, out),
         }
-        Ok(true)
+        Ok(Some(out))
     })
 });
 
@@ -358,28 +384,23 @@ ufunc_loop!(slice_loop, 5, |args| {
     // SAFETY: operands 0 and 4 are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(4)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
-    for_each_output(&args, &mut locks, 4, 1, |i, locks, out| {
-        // SAFETY: element i of the string input; operands 1 to 3 are int64.
-        let (view, start, stop, step) = unsafe {
-            let [start, stop, step] = [1, 2, 3].map(|k| read_i64(&args, k, i) as isize);
-            (read_view(args.at(0, i)), start, stop, step)
-        };
+    for_each_output(&args, &mut locks, [0], (4, 1), |i, [view], locks, out| {
+        // SAFETY: operands 1 to 3 are int64.
+        let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
         if step == 0 {
             return Err(PyValueError::new_err("slice step cannot be zero"));
         }
         if view.is_na() {
             return Err(PyTypeError::new_err("Cannot slice null string"));
         }
-        let s = operand(
-            &view,
-            locks.get(0),
-            &NaKind::Unset,
-            false,
-            || unreachable!(),
-        )?;
+        let s = operand(view, locks.get(0), &NaKind::Unset, false, || unreachable!())?;
+        let s = s.unwrap_or(b"");
+        if step == 1 {
+            return Ok(Some(kernels::slice_contiguous(s, Some(start), Some(stop))));
+        }
         let step = step.max(-isize::MAX);
-        kernels::slice(s.unwrap_or(b""), Some(start), Some(stop), Some(step), out)
+        kernels::slice(s, Some(start), Some(stop), Some(step), out)
             .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(true)
+        Ok(Some(out))
     })
 });

@@ -250,10 +250,15 @@ impl Arena {
 
     /// Gives a long string's block back to the arena. Inline strings and missing values
     /// need nothing; a view that does not point into this arena is ignored.
+    #[inline]
     pub fn release(&mut self, view: View) {
-        let Some(location) = view.location() else {
-            return;
-        };
+        if let Some(location) = view.location() {
+            self.release_long(view, location);
+        }
+    }
+
+    #[inline(never)]
+    fn release_long(&mut self, view: View, location: Location) {
         let len = view.len();
         if self.bytes_at(location, len).is_none() {
             return;

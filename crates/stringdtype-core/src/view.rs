@@ -50,10 +50,23 @@ impl View {
         if data.len() > MAX_INLINE_LEN {
             return None;
         }
-        let mut bytes = [0u8; 16];
-        bytes[..4].copy_from_slice(&(data.len() as u32).to_le_bytes());
-        bytes[4..4 + data.len()].copy_from_slice(data);
-        Some(View { bytes })
+        // Built in registers from at most two overlapping loads instead of a
+        // variable-length copy, which would stall the 16-byte read that follows.
+        let len = data.len();
+        let payload: u128 = if len >= 8 {
+            let low = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
+            let high = u64::from_le_bytes(data[len - 8..].try_into().expect("8 bytes"));
+            u128::from(low) | (u128::from(high) << ((len - 8) * 8))
+        } else if len >= 4 {
+            let low = u32::from_le_bytes(data[..4].try_into().expect("4 bytes"));
+            let high = u32::from_le_bytes(data[len - 4..].try_into().expect("4 bytes"));
+            u128::from(low) | (u128::from(high) << ((len - 4) * 8))
+        } else {
+            data.iter()
+                .rev()
+                .fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
+        };
+        Some(View::from_u128((payload << 32) | len as u128))
     }
 
     /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
@@ -88,6 +101,14 @@ impl View {
     #[inline]
     pub fn as_u128(self) -> u128 {
         u128::from_le_bytes(self.bytes)
+    }
+
+    /// The view whose 16 bytes are `value`, little-endian (the inverse of `as_u128`).
+    #[inline]
+    pub(crate) fn from_u128(value: u128) -> View {
+        View {
+            bytes: value.to_le_bytes(),
+        }
     }
 
     #[inline]
@@ -178,6 +199,24 @@ impl std::fmt::Debug for View {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_views_hold_exactly_their_bytes() {
+        for len in 0..=MAX_INLINE_LEN {
+            let data: Vec<u8> = (1..=len as u8).map(|b| b.wrapping_mul(37) | 1).collect();
+            let view = View::try_inline(&data).expect("fits");
+            assert_eq!(view.inline_bytes(), Some(&data[..]));
+            assert_eq!(view.len(), len);
+            // Unused payload bytes are zero.
+            let used = 32 + 8 * len as u32;
+            assert_eq!(
+                view.as_u128().checked_shr(used).unwrap_or(0),
+                0,
+                "len {len}"
+            );
+        }
+        assert!(View::try_inline(&[0; 13]).is_none());
+    }
 
     #[test]
     fn zeroed_memory_is_the_empty_string() {

@@ -5,6 +5,7 @@
 //! in the byte lanes of a `u64` (like `core::str::count`), without needing `&str`.
 
 use super::unicode::is_continuation;
+use crate::view::View;
 
 /// 32-byte blocks per batch: each byte lane of the accumulator gains at most four per
 /// block, so 63 blocks keep every lane under 256.
@@ -17,6 +18,18 @@ const BULK: usize = 32;
 #[inline]
 pub fn str_len(s: &[u8]) -> usize {
     s.len() - count_continuation_bytes(s)
+}
+
+/// Number of code points of an inline (`len <= 12`, not missing) view, from its 16 bytes
+/// without a branch: the unused bytes of an inline view are zero, and zero is no
+/// continuation byte.
+#[inline]
+pub fn inline_str_len(view: View) -> usize {
+    debug_assert!(view.is_inline() && !view.is_na());
+    let data = view.as_u128() >> 32;
+    let continuation = continuation_bits(data as u64).count_ones()
+        + continuation_bits((data >> 64) as u64).count_ones();
+    view.len() - continuation as usize
 }
 
 /// Number of continuation bytes in `s`.
@@ -156,6 +169,23 @@ mod tests {
                     "{sample:?} {index}"
                 );
             }
+        }
+    }
+
+    #[test]
+    fn inline_lengths_match_str_len() {
+        for text in [
+            "",
+            "a",
+            "exactly12byt",
+            "é",
+            "日本語",
+            "😀😀😀",
+            "a\0b",
+            "ßßßßßß",
+        ] {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            assert_eq!(inline_str_len(view), text.chars().count(), "{text:?}");
         }
     }
 }

@@ -25,7 +25,7 @@ pub mod unicode;
 
 pub use case::{capitalize, casefold, lower, swapcase, title, upper};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
-pub use length::str_len;
+pub use length::{inline_str_len, str_len};
 pub use pad::{center, expandtabs, ljust, rjust, zfill};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{

@@ -188,7 +188,10 @@ pub fn startswith(s: &[u8], prefix: &[u8], start: isize, end: isize) -> bool {
     if prefix.is_empty() {
         return window(s, start, end).is_some();
     }
-    search_range(s, start, end).is_some_and(|(_, range)| range.starts_with(prefix))
+    search_range(s, start, end).is_some_and(|(_, range)| {
+        // Most candidates differ in the first byte: decide those without a memcmp call.
+        range.first() == prefix.first() && range.starts_with(prefix)
+    })
 }
 
 /// `s.endswith(suffix, start, end)`.
@@ -196,7 +199,8 @@ pub fn endswith(s: &[u8], suffix: &[u8], start: isize, end: isize) -> bool {
     if suffix.is_empty() {
         return window(s, start, end).is_some();
     }
-    search_range(s, start, end).is_some_and(|(_, range)| range.ends_with(suffix))
+    search_range(s, start, end)
+        .is_some_and(|(_, range)| range.last() == suffix.last() && range.ends_with(suffix))
 }
 
 #[cfg(test)]
