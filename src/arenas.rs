@@ -10,7 +10,8 @@ use pyo3::PyResult;
 
 /// The locked arenas of up to six operands.
 pub struct ArenaLocks<'a> {
-    guards: Vec<MutexGuard<'a, Arena>>,
+    /// The guards, in lock order; `None` past the last.
+    guards: [Option<MutexGuard<'a, Arena>>; 6],
     /// For each operand, the index of its guard.
     slot: [usize; 6],
     operands: usize,
@@ -19,8 +20,8 @@ pub struct ArenaLocks<'a> {
 /// The locked arenas of a loop's operands, for reading, while another one (the output's)
 /// may be written: see [`ArenaLocks::split`].
 pub struct Readers<'g, 'a> {
-    left: &'g [MutexGuard<'a, Arena>],
-    right: &'g [MutexGuard<'a, Arena>],
+    left: &'g [Option<MutexGuard<'a, Arena>>],
+    right: &'g [Option<MutexGuard<'a, Arena>>],
     /// The guard index held for writing (`usize::MAX` for none).
     split: usize,
     slot: [usize; 6],
@@ -32,9 +33,9 @@ impl Readers<'_, '_> {
     pub fn get(&self, i: usize) -> &Arena {
         let at = self.slot[i];
         if at < self.split {
-            &self.left[at]
+            self.left[at].as_deref().expect("locked")
         } else {
-            &self.right[at - self.split - 1]
+            self.right[at - self.split - 1].as_deref().expect("locked")
         }
     }
 }
@@ -49,19 +50,22 @@ impl<'a> ArenaLocks<'a> {
     /// Locks the arenas of `operands` (at most six).
     pub fn new(operands: &[&'a Mutex<Arena>]) -> ArenaLocks<'a> {
         assert!(operands.len() <= 6, "at most six operands");
-        let mut order: Vec<usize> = (0..operands.len()).collect();
-        order.sort_by_key(|&i| operands[i] as *const Mutex<Arena> as usize);
-        let mut guards: Vec<MutexGuard<'a, Arena>> = Vec::with_capacity(operands.len());
-        let mut owners: Vec<*const Mutex<Arena>> = Vec::with_capacity(operands.len());
+        let address = |i: usize| operands[i] as *const Mutex<Arena> as usize;
+        let mut order = [0, 1, 2, 3, 4, 5];
+        let order = &mut order[..operands.len()];
+        order.sort_unstable_by_key(|&i| address(i));
+        let mut guards: [Option<MutexGuard<'a, Arena>>; 6] = Default::default();
+        let mut owners = [0usize; 6];
+        let mut locked = 0;
         let mut slot = [0; 6];
-        for i in order {
-            let ptr = operands[i] as *const Mutex<Arena>;
-            match owners.iter().position(|&p| p == ptr) {
+        for &i in order.iter() {
+            match owners[..locked].iter().position(|&p| p == address(i)) {
                 Some(existing) => slot[i] = existing,
                 None => {
-                    slot[i] = guards.len();
-                    owners.push(ptr);
-                    guards.push(lock(operands[i]));
+                    slot[i] = locked;
+                    owners[locked] = address(i);
+                    guards[locked] = Some(lock(operands[i]));
+                    locked += 1;
                 }
             }
         }
@@ -75,13 +79,13 @@ impl<'a> ArenaLocks<'a> {
     /// The arena of operand `i`.
     #[inline]
     pub fn get(&self, i: usize) -> &Arena {
-        &self.guards[self.slot[i]]
+        self.guards[self.slot[i]].as_deref().expect("locked")
     }
 
     /// The arena of operand `i`, for writing.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> &mut Arena {
-        &mut self.guards[self.slot[i]]
+        self.guards[self.slot[i]].as_deref_mut().expect("locked")
     }
 
     /// The arenas of every operand for reading, and the arena of operand `write` for
@@ -100,7 +104,7 @@ impl<'a> ArenaLocks<'a> {
             split: at,
             slot: self.slot,
         };
-        Some((readers, &mut **writer))
+        Some((readers, writer.as_deref_mut().expect("locked")))
     }
 
     /// The arenas of every operand, for reading.
@@ -120,15 +124,16 @@ impl<'a> ArenaLocks<'a> {
         }
         let (a, b) = (self.slot[from], self.slot[to]);
         if a == b {
-            return self.guards[a].duplicate(view).py();
+            return self.get_mut(from).duplicate(view).py();
         }
         let (source, target) = if a < b {
             let (left, right) = self.guards.split_at_mut(b);
-            (&left[a], &mut right[0])
+            (left[a].as_deref(), right[0].as_deref_mut())
         } else {
             let (left, right) = self.guards.split_at_mut(a);
-            (&right[0], &mut left[b])
+            (right[0].as_deref(), left[b].as_deref_mut())
         };
+        let (source, target) = (source.expect("locked"), target.expect("locked"));
         let bytes = source.get(&view).py()?;
         target.store(bytes).py()
     }

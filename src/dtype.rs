@@ -12,13 +12,14 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi::{self, PyObject, PyTypeObject, PyType_Slot};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use stringdtype_core::{Arena, View};
+use stringdtype_core::{kernels, Arena, View};
 
 use crate::arenas::lock;
 use crate::casts;
 use crate::descr::{self, na_equal, NaKind, StringDescr};
 use crate::error::{with_gil_guard, CoreResultExt};
 use crate::ffi::*;
+use crate::sort;
 
 static DTYPE_CLASS: AtomicPtr<PyArray_DTypeMeta> = AtomicPtr::new(ptr::null_mut());
 
@@ -357,7 +358,7 @@ pub fn compare_elements(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResul
             }
         }
     }
-    Ok(arena.get(&a).py()?.cmp(arena.get(&b).py()?))
+    kernels::compare_views(&a, &b, || arena.get(&a).py(), || arena.get(&b).py())
 }
 
 unsafe extern "C" fn compare(a: *const u8, b: *const u8, array: *mut c_void) -> c_int {
@@ -501,6 +502,11 @@ pub fn create(py: Python<'_>, scalar_type: &Bound<'_, PyAny>) -> PyResult<*mut P
         slot(NPY_DT_PyArray_ArrFuncs_argmax, argmax as *mut c_void),
         slot(NPY_DT_PyArray_ArrFuncs_argmin, argmin as *mut c_void),
         slot(NPY_DT_PyArray_ArrFuncs_nonzero, nonzero as *mut c_void),
+        slot(NPY_DT_PyArray_ArrFuncs_sort, sort::sort as *mut c_void),
+        slot(
+            NPY_DT_PyArray_ArrFuncs_argsort,
+            sort::argsort as *mut c_void,
+        ),
         slot(0, ptr::null_mut()),
     ];
     let mut spec = PyArrayDTypeMeta_Spec {

@@ -156,6 +156,8 @@ const ARRFUNCS: c_int = 1 << 11;
 pub const NPY_DT_PyArray_ArrFuncs_compare: c_int = ARRFUNCS + 5;
 pub const NPY_DT_PyArray_ArrFuncs_argmax: c_int = ARRFUNCS + 6;
 pub const NPY_DT_PyArray_ArrFuncs_nonzero: c_int = ARRFUNCS + 10;
+pub const NPY_DT_PyArray_ArrFuncs_sort: c_int = ARRFUNCS + 13;
+pub const NPY_DT_PyArray_ArrFuncs_argsort: c_int = ARRFUNCS + 14;
 pub const NPY_DT_PyArray_ArrFuncs_argmin: c_int = ARRFUNCS + 22;
 
 // Descriptor flags (ndarraytypes.h)

@@ -7,6 +7,7 @@ mod descr;
 mod dtype;
 mod error;
 mod ffi;
+mod sort;
 mod ufuncs;
 mod unicode;
 

@@ -65,27 +65,13 @@ const fn op_name(op: u8) -> &'static str {
 /// Equality decided from the views where possible.
 #[inline]
 fn equal(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<bool> {
-    if a.len_and_prefix() != b.len_and_prefix() {
-        return Ok(false);
-    }
-    if a.is_inline() {
-        return Ok(a == b);
-    }
-    Ok(arena_a.get(&a).py()? == arena_b.get(&b).py()?)
+    kernels::eq_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
 }
 
-/// Order decided from the prefixes where possible (zero padding sorts before every byte,
-/// and a tie falls through to the bytes).
+/// Order decided from the views where possible.
 #[inline]
 fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Ordering> {
-    let (pa, pb) = (
-        u32::from_be_bytes(a.prefix()),
-        u32::from_be_bytes(b.prefix()),
-    );
-    if pa != pb {
-        return Ok(pa.cmp(&pb));
-    }
-    Ok(arena_a.get(&a).py()?.cmp(arena_b.get(&b).py()?))
+    kernels::compare_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
 }
 
 /// The bytes of a string, or nothing for a missing value.

@@ -1,0 +1,92 @@
+//! Sorting: NumPy's `sort` and `argsort` functions of the DType (its default `quicksort`
+//! kind), sorting in Rust with the array's arena locked once, instead of NumPy's generic
+//! sort calling the `compare` slot (and taking the lock) for every pair.
+//!
+//! Comparisons decide from the views (prefix, or whole inline strings) and read the
+//! arena only for long strings that tie on their prefix. Missing values follow NumPy's StringDType: NaN-like ones sort
+//! last, a string one sorts as its string, any other one is an error.
+
+use std::cmp::Ordering;
+use std::ffi::{c_int, c_void};
+
+use pyo3::prelude::*;
+use stringdtype_core::{Arena, View};
+
+use crate::arenas::lock;
+use crate::descr::{self, read_view, write_view, DescrState};
+use crate::dtype::compare_elements;
+use crate::error::loop_guard;
+use crate::ffi::{array_descr, npy_intp};
+
+/// Sorts `items` by their views with `order`; the first comparison error, if any, is
+/// returned after the (then meaningless) sort.
+fn sort_by_view<T>(
+    items: &mut [T],
+    view: impl Fn(&T) -> &View,
+    arena: &Arena,
+    state: &DescrState,
+    stable: bool,
+) -> PyResult<()> {
+    let mut error = None;
+    let mut compare = |x: &T, y: &T| match compare_elements(arena, &state.na, *view(x), *view(y)) {
+        Ok(ordering) => ordering,
+        Err(err) => {
+            error.get_or_insert(err);
+            Ordering::Equal
+        }
+    };
+    if stable {
+        items.sort_by(&mut compare);
+    } else {
+        items.sort_unstable_by(&mut compare);
+    }
+    error.map_or(Ok(()), Err)
+}
+
+/// `PyArray_SortFunc`: sorts `num` contiguous elements at `start` of `array`'s dtype.
+pub unsafe extern "C" fn sort(start: *mut c_void, num: npy_intp, array: *mut c_void) -> c_int {
+    loop_guard(|| {
+        // SAFETY: NumPy passes a StringDType array and `num` contiguous elements of it.
+        let state = unsafe { descr::state(array_descr(array)) };
+        let start = start as *mut u8;
+        let n = num.max(0) as usize;
+        // SAFETY: element i of the buffer, for i < num.
+        let mut views: Vec<View> = (0..n)
+            .map(|i| unsafe { read_view(start.add(16 * i)) })
+            .collect();
+        sort_by_view(&mut views, |v| v, &lock(&state.arena), state, false)?;
+        for (i, view) in views.into_iter().enumerate() {
+            // SAFETY: as above; the same elements, permuted.
+            unsafe { write_view(start.add(16 * i), view) };
+        }
+        Ok(())
+    })
+}
+
+/// `PyArray_ArgSortFunc`: orders the indices `tosort[..num]` by the contiguous elements
+/// at `data` (stable, so equal strings keep their order).
+pub unsafe extern "C" fn argsort(
+    data: *mut c_void,
+    tosort: *mut npy_intp,
+    num: npy_intp,
+    array: *mut c_void,
+) -> c_int {
+    loop_guard(|| {
+        // SAFETY: NumPy passes a StringDType array, its contiguous elements and `num`
+        // indices into them.
+        let state = unsafe { descr::state(array_descr(array)) };
+        let n = num.max(0) as usize;
+        let indices = unsafe { std::slice::from_raw_parts_mut(tosort, n) };
+        let data = data as *const u8;
+        let mut keyed: Vec<(View, npy_intp)> = indices
+            .iter()
+            // SAFETY: every index names an element of the buffer.
+            .map(|&i| (unsafe { read_view(data.add(16 * i as usize)) }, i))
+            .collect();
+        sort_by_view(&mut keyed, |(v, _)| v, &lock(&state.arena), state, true)?;
+        for (slot, (_, i)) in indices.iter_mut().zip(keyed) {
+            *slot = i;
+        }
+        Ok(())
+    })
+}
