@@ -13,7 +13,7 @@ use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
 use crate::arenas::lock;
-use crate::descr::{self, read_view, write_view, DescrState};
+use crate::descr::{self, read_view, write_view, DescrState, NaKind};
 use crate::dtype::compare_elements;
 use crate::error::loop_guard;
 use crate::ffi::{array_descr, npy_intp};
@@ -27,6 +27,13 @@ fn sort_by_view<T>(
     state: &DescrState,
     stable: bool,
 ) -> PyResult<()> {
+    // A missing value that cannot be compared fails before sorting: an erring comparison
+    // would not be a total order, which Rust's sorts may reject with a panic.
+    if matches!(state.na, NaKind::Other) {
+        if let Some(missing) = items.iter().map(&view).find(|v| v.is_na()) {
+            compare_elements(arena, &state.na, *missing, *missing)?;
+        }
+    }
     let mut error = None;
     let mut compare = |x: &T, y: &T| match compare_elements(arena, &state.na, *view(x), *view(y)) {
         Ok(ordering) => ordering,
