@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::ffi::{self, PyObject, PyTypeObject, Py_hash_t};
 use pyo3::prelude::*;
-use pyo3::types::{PyDict, PyFloat, PyString, PyTuple};
+use pyo3::types::{PyBool, PyDict, PyFloat, PyString, PyTuple};
 use stringdtype_core::{Arena, View};
 
 use crate::dtype;
@@ -173,7 +173,7 @@ pub unsafe fn clone_params(
     new_descr(py, na.as_ref(), coerce)
 }
 
-/// `tp_new`: `StringDType(*, na_object=<unset>, coerce=True)`.
+/// `tp_new`: `StringDType(*, na_object=<unset>, coerce=True)` (see below for a size).
 pub unsafe extern "C" fn descr_new(
     _cls: *mut PyTypeObject,
     args: *mut PyObject,
@@ -182,7 +182,14 @@ pub unsafe extern "C" fn descr_new(
     with_gil_guard(ptr::null_mut(), |py| {
         // SAFETY: CPython passes a tuple and a dict or null.
         let args = unsafe { Bound::from_borrowed_ptr(py, args) };
-        if args.len()? != 0 {
+        // One integer is accepted and ignored: NumPy's own Python code builds
+        // `type(dtype)(size)` for string results of a dtype it does not know
+        // (`np.strings.mod`), and a variable-width dtype has no size to set.
+        let size_only = args.len()? == 1 && {
+            let size = args.get_item(0)?;
+            !size.is_instance_of::<PyBool>() && size.extract::<u64>().is_ok()
+        };
+        if args.len()? != 0 && !size_only {
             return Err(PyTypeError::new_err(
                 "StringDType() takes no positional arguments",
             ));

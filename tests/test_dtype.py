@@ -13,6 +13,7 @@ from conftest import (
     NumpyStringDType,
     StringDType,
     is_nan,
+    package_only,
 )
 
 REPRS = [
@@ -88,10 +89,19 @@ def test_repr_of_arbitrary_na_object():
     assert dt.na_object is marker
 
 
-@pytest.mark.parametrize("bad", [(1,), ("x",)])
+@pytest.mark.parametrize("bad", [("x",), (1.5,), (True,), (-1,), (1, 2)])
 def test_positional_arguments_rejected(bad):
     with pytest.raises(TypeError):
         StringDType(*bad)
+
+
+@package_only
+def test_size_argument_is_ignored():
+    # NumPy's Python code (np.strings.mod) builds `type(dtype)(size)` for string results
+    # of a dtype it does not know; a variable-width dtype accepts and ignores the size.
+    assert StringDType(5) == StringDType()
+    a = np.array(["%s|", "x%sy"], dtype=StringDType())
+    assert np.strings.mod(a, "v").tolist() == ["v|", "xvy"]
 
 
 def test_unknown_keyword_rejected():
