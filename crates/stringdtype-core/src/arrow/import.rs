@@ -258,7 +258,7 @@ impl<'a> OffsetStrings<'a> {
             _ => simdutf8::basic::from_utf8(bytes).is_ok(),
         };
         if !valid {
-            return Err(ArrowError::InvalidUtf8 { index });
+            return Err(invalid_utf8(index, bytes));
         }
         Ok(Some(bytes))
     }
@@ -329,19 +329,36 @@ impl<'a> ViewStrings<'a> {
                 .ok_or(ArrowError::BadView { index })?
         };
         if simdutf8::basic::from_utf8(bytes).is_err() {
-            return Err(ArrowError::InvalidUtf8 { index });
+            return Err(invalid_utf8(index, bytes));
         }
         Ok(Some(bytes))
     }
 }
 
+/// The error for element `index`, whose `bytes` are not UTF-8 (the slow path that finds
+/// where).
+#[cold]
+fn invalid_utf8(index: usize, bytes: &[u8]) -> ArrowError {
+    let end = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(error) => {
+            let start = error.valid_up_to();
+            start + error.error_len().unwrap_or(bytes.len() - start)
+        }
+    };
+    ArrowError::InvalidUtf8 {
+        index,
+        bytes: bytes[..end].to_vec(),
+    }
+}
+
 /// A dictionary value, validated once however often it is used.
-#[derive(Clone, Copy)]
 enum Entry<'a> {
     Null,
     Valid(&'a [u8]),
-    /// Not UTF-8: an error only for the elements that use it.
-    Invalid,
+    /// Not UTF-8 (the bytes as in [`ArrowError::InvalidUtf8`]): an error only for the
+    /// elements that use it.
+    Invalid(Vec<u8>),
 }
 
 fn dictionary_entries<'a>(
@@ -356,7 +373,7 @@ fn dictionary_entries<'a>(
         .map(|i| match strings.get(i) {
             Ok(None) => Ok(Entry::Null),
             Ok(Some(bytes)) => Ok(Entry::Valid(bytes)),
-            Err(ArrowError::InvalidUtf8 { .. }) => Ok(Entry::Invalid),
+            Err(ArrowError::InvalidUtf8 { bytes, .. }) => Ok(Entry::Invalid(bytes)),
             Err(ArrowError::BadView { index }) => Err(ArrowError::Malformed(format!(
                 "dictionary value {index} points outside its data buffers"
             ))),
@@ -397,7 +414,10 @@ impl<'a> DictionaryKeys<'a> {
         match entry {
             Some(Entry::Null) => Ok(None),
             Some(Entry::Valid(bytes)) => Ok(Some(bytes)),
-            Some(Entry::Invalid) => Err(ArrowError::InvalidUtf8 { index }),
+            Some(Entry::Invalid(bytes)) => Err(ArrowError::InvalidUtf8 {
+                index,
+                bytes: bytes.clone(),
+            }),
             None => Err(ArrowError::BadDictionaryKey {
                 index,
                 key,

@@ -254,17 +254,19 @@ fn nulls_without_na_are_errors_and_leave_the_arena_empty() {
 
 #[test]
 fn invalid_utf8_names_the_element() {
-    let cases: [(&[Option<&[u8]>], _, _); 3] = [
-        (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1),
+    // (values, offset, bad element, its bytes up to the end of the first bad sequence)
+    let cases: [(&[Option<&[u8]>], _, _, &[u8]); 3] = [
+        (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1, b"bad \xff"),
         // "é" split between two elements: each half is invalid, the whole is not.
-        (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1),
+        (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1, b"\xc3"),
         (
             &[Some(b"\xffskipped"), Some(b"x"), Some(b"y"), Some(b"\xc0")],
             1,
             2,
+            b"\xc0",
         ),
     ];
-    for (values, offset, index) in cases {
+    for (values, offset, index, bytes) in cases {
         for wide in [false, true] {
             let rel = releases();
             let length = values.len() as i64 - offset;
@@ -276,10 +278,32 @@ fn invalid_utf8_names_the_element() {
             );
             let schema = foreign_schema(if wide { "U" } else { "u" }, None, &rel);
             let err = import_array(schema, array, &mut Arena::new(), true).unwrap_err();
-            assert_eq!(err, ArrowError::InvalidUtf8 { index }, "{values:?}");
+            let expected = ArrowError::InvalidUtf8 {
+                index,
+                bytes: bytes.to_vec(),
+            };
+            assert_eq!(err, expected, "{values:?}");
             assert_eq!(count(&rel), 2);
         }
     }
+}
+
+#[test]
+fn invalid_dictionary_values_fail_only_where_used() {
+    let rel = releases();
+    let values: [Option<&[u8]>; 2] = [Some(b"fine"), Some(b"not \xe2\x82 UTF-8")];
+    let dictionary = foreign_array((2, 0, 0), offset_buffers(&values, false), None, &rel);
+    let keys = [0i8, 0, 1].iter().map(|&k| k as u8).collect();
+    let array = foreign_array((3, 0, 0), vec![None, Some(keys)], Some(dictionary), &rel);
+    let schema = foreign_schema("c", Some(foreign_schema("u", None, &rel)), &rel);
+    let mut arena = Arena::new();
+    let err = import_array(schema, array, &mut arena, true).unwrap_err();
+    let expected = ArrowError::InvalidUtf8 {
+        index: 2,
+        bytes: b"not \xe2\x82".to_vec(),
+    };
+    assert_eq!(err, expected);
+    assert_eq!(count(&rel), 4);
 }
 
 #[test]
@@ -344,7 +368,10 @@ fn string_views_outside_their_buffers_are_errors() {
         ),
         (
             view_bytes(3, b"\xe2\x82", 0, 0),
-            ArrowError::InvalidUtf8 { index: 1 },
+            ArrowError::InvalidUtf8 {
+                index: 1,
+                bytes: b"\xe2\x82".to_vec(),
+            },
         ),
     ];
     for (bad, expected) in cases {
