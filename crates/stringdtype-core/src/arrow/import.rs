@@ -65,6 +65,12 @@ pub(crate) fn parse_schema(schema: &ArrowSchema) -> Result<StringType, ArrowErro
     Ok(StringType::Dictionary { keys, values })
 }
 
+/// Checks that `schema` is a type [`import_array`] reads, before anything is allocated
+/// for its array.
+pub fn check_schema(schema: &ArrowSchema) -> Result<(), ArrowError> {
+    parse_schema(schema).map(|_| ())
+}
+
 /// Imports `array` of type `schema` into `arena`: one view per element, a null becoming
 /// [`View::NA`] when `allow_na`, else an error. Releases both structs before returning.
 pub fn import_array(

@@ -254,8 +254,9 @@ fn nulls_without_na_are_errors_and_leave_the_arena_empty() {
 
 #[test]
 fn invalid_utf8_names_the_element() {
-    // (values, offset, bad element, its bytes up to the end of the first bad sequence)
-    let cases: [(&[Option<&[u8]>], _, _, &[u8]); 3] = [
+    /// Values, offset, the bad element, its bytes up to the end of the first bad sequence.
+    type Case<'a> = (&'a [Option<&'a [u8]>], i64, usize, &'a [u8]);
+    let cases: [Case; 3] = [
         (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1, b"bad \xff"),
         // "é" split between two elements: each half is invalid, the whole is not.
         (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1, b"\xc3"),
