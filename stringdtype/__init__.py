@@ -8,6 +8,13 @@
 array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
 """
 
-from ._core import StringDType, StringScalar, memory_info, memory_usage
+from ._core import StringDType, StringScalar, from_arrow, memory_info, memory_usage, to_arrow
 
-__all__ = ["StringDType", "StringScalar", "memory_info", "memory_usage"]
+__all__ = [
+    "StringDType",
+    "StringScalar",
+    "from_arrow",
+    "memory_info",
+    "memory_usage",
+    "to_arrow",
+]
