@@ -205,7 +205,7 @@ impl<'a> IntBuffer<'a> {
     }
 
     /// Value `index` (counted from the buffer's start); panics when out of range.
-    #[inline]
+    #[inline(always)]
     pub fn get(&self, index: usize) -> i128 {
         let w = self.kind.width();
         let b = &self.bytes[index * w..index * w + w];

@@ -1,16 +1,18 @@
 //! Import: Arrow `string`, `large_string` and `string_view` arrays, plain or dictionary
 //! encoded, into views and an arena.
 //!
-//! Every element is read through checked buffers ([`super::buffers`]), validated as UTF-8
-//! and stored in the caller's arena, so its bytes are copied exactly once and every
-//! element owns its bytes (a dictionary value used twice is stored twice). The imported
-//! structs are taken by value and so released exactly once, whatever happens.
+//! Every element is read through checked buffers ([`super::buffers`]) and validated as
+//! UTF-8 (whole data buffers at once where they are valid as a whole, then only the
+//! strings' ends), and only then are the long strings stored, end to end in packed
+//! chunks of the caller's arena: their bytes are copied exactly once and every element
+//! owns its bytes (a dictionary value used twice is stored twice). The imported structs
+//! are taken by value and so released exactly once, whatever happens.
 
 use super::buffers::{is_valid, IntBuffer, IntKind, RawArray, Validity};
 use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
 use crate::arena::Arena;
-use crate::view::{View, MAX_INLINE_LEN, MAX_STRING_LEN};
+use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// How the string values of an array are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,10 +131,11 @@ fn import_typed_into(
         return Ok(());
     }
     match string_type {
-        StringType::Plain(layout) => {
-            let strings = Strings::new(&raw, layout)?;
-            fill(out, arena, allow_na, |i| strings.get(i))
-        }
+        // One `fill` per layout, so that each element's read is inlined into its loop.
+        StringType::Plain(layout) => match Strings::new(&raw, layout)? {
+            Strings::Offsets(strings) => fill(out, arena, allow_na, |i| strings.get(i)),
+            Strings::Views(strings) => fill_views(out, arena, allow_na, &strings),
+        },
         StringType::Dictionary { keys, values } => {
             let dictionary = array
                 .dictionary()
@@ -144,24 +147,102 @@ fn import_typed_into(
     }
 }
 
-/// Stores element `i` of `get` into `out[i]`, for every `i`. On error, gives the strings
-/// stored so far back to the arena.
+/// Stores element `i` of `get` into `out[i]`, for every `i`: first reads and checks
+/// every element (so that a bad one costs no copy), then reads the long strings again
+/// and copies them end to end into packed chunks of the arena. On error, the arena is
+/// as it was.
 fn fill<'a>(
     out: &mut [View],
     arena: &mut Arena,
     allow_na: bool,
     get: impl Fn(usize) -> Result<Option<&'a [u8]>, ArrowError>,
 ) -> Result<(), ArrowError> {
-    for index in 0..out.len() {
-        let view = match get(index) {
-            Ok(Some(bytes)) => arena
-                .store(bytes)
-                .map_err(|error| ArrowError::Element { index, error }),
-            Ok(None) if allow_na => Ok(View::NA),
-            Ok(None) => Err(ArrowError::UnexpectedNull { index }),
-            Err(error) => Err(error),
+    let mut long_bytes = 0usize;
+    for (index, slot) in out.iter_mut().enumerate() {
+        *slot = match get(index)? {
+            Some(bytes) if bytes.len() <= MAX_INLINE_LEN => inline_view(bytes),
+            Some(bytes) => {
+                long_bytes += bytes.len();
+                pending(index, bytes.len())?
+            }
+            None if allow_na => View::NA,
+            None => return Err(ArrowError::UnexpectedNull { index }),
         };
-        match view {
+    }
+    store_pending(out, arena, long_bytes, get)
+}
+
+/// [`fill`] for `string_view` arrays: an inline element is checked and copied as the
+/// 16 bytes it is, without looking at it as a string.
+fn fill_views(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &ViewStrings<'_>,
+) -> Result<(), ArrowError> {
+    let mut long_bytes = 0usize;
+    let views = strings.views.chunks_exact(16);
+    for (index, (slot, view)) in out.iter_mut().zip(views).enumerate() {
+        if !is_valid(strings.validity, index) {
+            if !allow_na {
+                return Err(ArrowError::UnexpectedNull { index });
+            }
+            *slot = View::NA;
+            continue;
+        }
+        let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
+        let len = view as u32 as usize;
+        if len <= MAX_INLINE_LEN {
+            // Bytes past the string must be zero in a view of ours; Arrow does not say.
+            let kept = if len == MAX_INLINE_LEN {
+                view
+            } else {
+                view & ((1u128 << (32 + 8 * len)) - 1)
+            };
+            let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
+            if !ascii {
+                strings.get(index)?; // the full check, for its error
+            }
+            *slot = View::from_bytes(kept.to_le_bytes());
+        } else {
+            let bytes = strings
+                .get(index)?
+                .ok_or(ArrowError::UnexpectedNull { index })?;
+            long_bytes += bytes.len();
+            *slot = pending(index, bytes.len())?;
+        }
+    }
+    store_pending(out, arena, long_bytes, |i| strings.get(i))
+}
+
+/// A long string of `len` bytes waiting in `fill` until it is stored: a view with its
+/// length and no location.
+#[inline(always)]
+fn pending(index: usize, len: usize) -> Result<View, ArrowError> {
+    View::long(len, [0; 4], PENDING).map_err(|error| ArrowError::Element { index, error })
+}
+
+/// The second pass of [`fill`]: stores every pending element, `long_bytes` in all.
+fn store_pending<'a>(
+    out: &mut [View],
+    arena: &mut Arena,
+    long_bytes: usize,
+    get: impl Fn(usize) -> Result<Option<&'a [u8]>, ArrowError>,
+) -> Result<(), ArrowError> {
+    if long_bytes == 0 {
+        return Ok(());
+    }
+    let mut packed = arena.packed(long_bytes);
+    for index in 0..out.len() {
+        if out[index].location() != Some(PENDING) {
+            continue;
+        }
+        // The second read of an element gives what the first did.
+        let stored = get(index).and_then(|bytes| {
+            let bytes = bytes.ok_or(ArrowError::UnexpectedNull { index })?;
+            (packed.store(bytes)).map_err(|error| ArrowError::Element { index, error })
+        });
+        match stored {
             Ok(view) => out[index] = view,
             Err(error) => {
                 for &view in &out[..index] {
@@ -173,6 +254,35 @@ fn fill<'a>(
     }
     Ok(())
 }
+
+/// The view of a string of at most 12 bytes, built in registers: `View::try_inline`'s
+/// variable-length copy is a library call, which would dominate an import of short
+/// strings.
+#[inline(always)]
+fn inline_view(bytes: &[u8]) -> View {
+    debug_assert!(bytes.len() <= MAX_INLINE_LEN);
+    let mut data = 0u128;
+    let mut at = 0;
+    if bytes.len() >= 8 {
+        data = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")).into();
+        at = 8;
+    }
+    if bytes.len() - at >= 4 {
+        let word = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        data |= u128::from(word) << (8 * at);
+        at += 4;
+    }
+    for (i, &byte) in bytes.iter().enumerate().skip(at) {
+        data |= u128::from(byte) << (8 * i);
+    }
+    View::from_bytes(((data << 32) | bytes.len() as u128).to_le_bytes())
+}
+
+/// Where a long string waits in [`fill`] until it is stored.
+const PENDING: Location = Location {
+    chunk: u32::MAX,
+    offset: u32::MAX,
+};
 
 /// The elements of one array that is not dictionary encoded, checked as they are read.
 enum Strings<'a> {
@@ -190,7 +300,7 @@ impl<'a> Strings<'a> {
     }
 
     /// The bytes of element `index`, or `None` when it is null.
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         match self {
             Strings::Offsets(strings) => strings.get(index),
@@ -241,7 +351,7 @@ impl<'a> OffsetStrings<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         if !is_valid(self.validity, index) {
             return Ok(None);
@@ -283,6 +393,9 @@ struct ViewStrings<'a> {
     /// The views of the array's elements (from its offset on), 16 bytes each.
     views: &'a [u8],
     data: Vec<&'a [u8]>,
+    /// Whether each data buffer is valid UTF-8 as a whole, so that a string inside it
+    /// only needs its ends checked for character boundaries.
+    valid: Vec<bool>,
 }
 
 impl<'a> ViewStrings<'a> {
@@ -304,14 +417,20 @@ impl<'a> ViewStrings<'a> {
             })
             .collect::<Result<_, _>>()?;
         let views = &raw.buffer_of(1, raw.end(), 16)?[raw.offset * 16..];
+        let data: Vec<&'a [u8]> = data;
+        let valid = data
+            .iter()
+            .map(|d| simdutf8::basic::from_utf8(d).is_ok())
+            .collect();
         Ok(ViewStrings {
             validity: raw.validity()?,
             views,
             data,
+            valid,
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         if !is_valid(self.validity, index) {
             return Ok(None);
@@ -325,16 +444,28 @@ impl<'a> ViewStrings<'a> {
             // Arrow's length is a non-negative i32.
             return Err(ArrowError::BadView { index });
         }
-        let bytes = if len <= MAX_INLINE_LEN {
-            &view[4..4 + len]
+        let (bytes, valid) = if len <= MAX_INLINE_LEN {
+            let bytes = &view[4..4 + len];
+            (
+                bytes,
+                bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
+            )
         } else {
             let (buffer, offset) = (word(8) as usize, word(12) as usize);
-            self.data
+            let bytes = self
+                .data
                 .get(buffer)
                 .and_then(|data| data.get(offset..offset.checked_add(len)?))
-                .ok_or(ArrowError::BadView { index })?
+                .ok_or(ArrowError::BadView { index })?;
+            let valid = if self.valid[buffer] {
+                let data = self.data[buffer];
+                is_char_boundary(data, offset) && is_char_boundary(data, offset + len)
+            } else {
+                simdutf8::basic::from_utf8(bytes).is_ok()
+            };
+            (bytes, valid)
         };
-        if simdutf8::basic::from_utf8(bytes).is_err() {
+        if !valid {
             return Err(invalid_utf8(index, bytes));
         }
         Ok(Some(bytes))

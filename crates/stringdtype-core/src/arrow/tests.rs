@@ -347,6 +347,31 @@ fn view_array(views: Vec<u8>, data: &[u8], rel: &Releases) -> ArrowArray {
 }
 
 #[test]
+fn string_views_that_cut_a_character_are_invalid() {
+    // The data buffer is valid UTF-8 as a whole; views must still start and end on
+    // character boundaries.
+    let data = "é".repeat(20);
+    let cases = [(1, 14, b"\xa9".as_slice()), (0, 15, &data.as_bytes()[..15])];
+    for (offset, len, bytes) in cases {
+        let rel = releases();
+        let views = [
+            view_bytes(14, b"\xc3\xa9\xc3\xa9", 0, 0),
+            view_bytes(len, &data.as_bytes()[offset as usize..], 0, offset),
+        ]
+        .concat();
+        let array = view_array(views, data.as_bytes(), &rel);
+        let mut arena = Arena::new();
+        let err = import_array(foreign_schema("vu", None, &rel), array, &mut arena, true);
+        let expected = ArrowError::InvalidUtf8 {
+            index: 1,
+            bytes: bytes.to_vec(),
+        };
+        assert_eq!(err.unwrap_err(), expected);
+        assert_eq!(arena.memory_usage().string_bytes, 0);
+    }
+}
+
+#[test]
 fn string_views_outside_their_buffers_are_errors() {
     let data = b"0123456789abcdefghij";
     let good = view_bytes(15, b"0123", 0, 0);
