@@ -481,3 +481,19 @@ def test_exports_and_imports_while_other_threads_write():
     for thread in threads:
         thread.join()
     assert not errors, errors
+
+
+def test_imported_strings_are_accounted_and_overwrites_stay_bounded(rng):
+    values = [long_string(rng, rng.randint(13, 200)) for _ in range(500)] + ["short"]
+    a = from_arrow(pa.array(values, type=pa.string_view()))
+    info = memory_info(a)
+    long_bytes = sum(len(v.encode()) for v in values if len(v.encode()) > 12)
+    assert info["string_bytes"] == info["arena_used"] == long_bytes
+    assert info["arena_capacity"] <= long_bytes + 2**14
+    for _ in range(10):
+        a[:] = [long_string(rng, rng.randint(13, 200)) for _ in range(len(a))]
+    after = memory_info(a)
+    # The imported strings' chunks are freed once every element was overwritten; the
+    # new strings reuse their own holes.
+    assert after["arena_capacity"] < 4 * info["arena_capacity"]
+    assert a.tolist()[0] != values[0]
