@@ -182,7 +182,7 @@ fn copy_views(
         let len = u64::from(word(0) & 0x7fff_ffff);
         let long = !na & (len > crate::view::MAX_INLINE_LEN as u64);
         let chunk = (word(8) as usize).min(last);
-        let fits = (word(8) as usize) < last && u64::from(word(12)) + len <= limits[chunk];
+        let fits = ((word(8) as usize) < last) & (u64::from(word(12)) + len <= limits[chunk]);
         outside |= long & !fits;
         let keep = u128::from(!na).wrapping_neg();
         slot.write((u128::from_le_bytes(bytes) & keep).to_le_bytes());
