@@ -306,12 +306,17 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
     // SAFETY: `array` is an ndarray (checked), alive for this call.
     let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
     let ndim = fields.nd as usize;
-    // SAFETY: an ndarray's dimensions and strides hold `nd` entries each.
-    let (shape, strides) = unsafe {
-        (
-            std::slice::from_raw_parts(fields.dimensions, ndim).to_vec(),
-            std::slice::from_raw_parts(fields.strides, ndim).to_vec(),
-        )
+    let (shape, strides) = if ndim == 0 {
+        // A 0-d array's dimension and stride pointers may be null.
+        (Vec::new(), Vec::new())
+    } else {
+        // SAFETY: an ndarray's dimensions and strides hold `nd` entries each.
+        unsafe {
+            (
+                std::slice::from_raw_parts(fields.dimensions, ndim).to_vec(),
+                std::slice::from_raw_parts(fields.strides, ndim).to_vec(),
+            )
+        }
     };
     let shape: Vec<usize> = shape.into_iter().map(|d| d as usize).collect();
     let length: usize = shape.iter().product();
@@ -510,7 +515,10 @@ fn parse_options<'py>(
 /// ``na_object``; without one they are a ``ValueError``. Invalid UTF-8 raises
 /// ``UnicodeDecodeError``, a type other than strings ``TypeError``.
 #[pyfunction]
-#[pyo3(signature = (obj, **options))]
+#[pyo3(
+    signature = (obj, **options),
+    text_signature = "(obj, *, na_object=..., coerce=True)"
+)]
 pub fn from_arrow<'py>(
     py: Python<'py>,
     obj: &Bound<'py, PyAny>,
