@@ -205,6 +205,11 @@ impl<'a> IntBuffer<'a> {
     }
 
     /// Value `index` (counted from the buffer's start); panics when out of range.
+    /// The raw bytes and the integer type, for loops that read the integers themselves.
+    pub fn raw(&self) -> (&'a [u8], IntKind) {
+        (self.bytes, self.kind)
+    }
+
     #[inline(always)]
     pub fn get(&self, index: usize) -> i128 {
         let w = self.kind.width();

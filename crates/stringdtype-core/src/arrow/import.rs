@@ -133,7 +133,7 @@ fn import_typed_into(
     match string_type {
         // One `fill` per layout, so that each element's read is inlined into its loop.
         StringType::Plain(layout) => match Strings::new(&raw, layout)? {
-            Strings::Offsets(strings) => fill(out, arena, allow_na, |i| strings.get(i)),
+            Strings::Offsets(strings) => fill_offsets(out, arena, allow_na, &strings),
             Strings::Views(strings) => fill_views(out, arena, allow_na, &strings),
         },
         StringType::Dictionary { keys, values } => {
@@ -213,6 +213,79 @@ fn fill_views(
         }
     }
     store_pending(out, arena, long_bytes, |i| strings.get(i))
+}
+
+/// [`fill`] for `string` and `large_string` arrays, reading the offsets as the integers
+/// they are; the checks are [`OffsetStrings::get`]'s.
+fn fill_offsets(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+) -> Result<(), ArrowError> {
+    let (bytes, kind) = strings.offsets.raw();
+    let long_bytes = match kind {
+        IntKind::I32 => first_pass::<4>(out, allow_na, strings, bytes, |b| {
+            i32::from_ne_bytes(b.try_into().expect("4 bytes")).into()
+        })?,
+        _ => first_pass::<8>(out, allow_na, strings, bytes, |b| {
+            i64::from_ne_bytes(b.try_into().expect("8 bytes"))
+        })?,
+    };
+    store_pending(out, arena, long_bytes, |i| strings.get(i))
+}
+
+/// The first pass of [`fill_offsets`] with `W`-byte offsets; returns the long bytes.
+#[inline(always)]
+fn first_pass<const W: usize>(
+    out: &mut [View],
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+    offsets: &[u8],
+    read: impl Fn(&[u8]) -> i64,
+) -> Result<usize, ArrowError> {
+    let data = strings.data;
+    let offsets = &offsets[strings.first * W..(strings.first + out.len() + 1) * W];
+    let mut start = read(&offsets[..W]);
+    let mut long_bytes = 0usize;
+    let ends = offsets[W..].chunks_exact(W);
+    for (index, (slot, end)) in out.iter_mut().zip(ends).enumerate() {
+        let end = read(end);
+        let (from, to) = (start, end);
+        start = end;
+        if !is_valid(strings.validity, index) {
+            if !allow_na {
+                return Err(ArrowError::UnexpectedNull { index });
+            }
+            *slot = View::NA;
+            continue;
+        }
+        if from < 0 || to < from || to as u64 > data.len() as u64 {
+            return Err(ArrowError::Malformed(format!(
+                "offsets {from}..{to} of element {index} are outside the {} data bytes",
+                data.len()
+            )));
+        }
+        let (from, to) = (from as usize, to as usize);
+        let valid = match strings.valid_from {
+            _ if from == to => true,
+            Some(valid_from) if from >= valid_from => {
+                is_char_boundary(data, from) && is_char_boundary(data, to)
+            }
+            _ => simdutf8::basic::from_utf8(&data[from..to]).is_ok(),
+        };
+        if !valid {
+            return Err(invalid_utf8(index, &data[from..to]));
+        }
+        let len = to - from;
+        *slot = if len <= MAX_INLINE_LEN {
+            inline_view(&data[from..to])
+        } else {
+            long_bytes += len;
+            pending(index, len)?
+        };
+    }
+    Ok(long_bytes)
 }
 
 /// A long string of `len` bytes waiting in `fill` until it is stored: a view with its

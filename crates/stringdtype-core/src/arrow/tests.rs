@@ -576,3 +576,33 @@ fn stream_errors_carry_the_message_and_release_everything() {
     assert_eq!(count(&rel), 1);
     assert_eq!(live::count(), live_before);
 }
+
+#[test]
+fn an_empty_string_between_nulls_may_sit_inside_a_character() {
+    // "é" split by the offsets of two nulls around an empty string: only the empty
+    // string is read, and it is valid wherever it sits.
+    let offsets: Vec<u8> = [0i32, 1, 1, 2]
+        .iter()
+        .flat_map(|o| o.to_ne_bytes())
+        .collect();
+    for format in ["u", "U"] {
+        let offsets = if format == "u" {
+            offsets.clone()
+        } else {
+            [0i64, 1, 1, 2]
+                .iter()
+                .flat_map(|o| o.to_ne_bytes())
+                .collect()
+        };
+        let rel = releases();
+        let buffers = vec![
+            Some(bitmap(&[false, true, false])),
+            Some(offsets),
+            Some("é".as_bytes().to_vec()),
+        ];
+        let array = foreign_array((3, 0, 2), buffers, None, &rel);
+        let mut arena = Arena::new();
+        let views = import_array(foreign_schema(format, None, &rel), array, &mut arena, true);
+        assert_eq!(views.unwrap(), [View::NA, View::EMPTY, View::NA]);
+    }
+}
