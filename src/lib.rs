@@ -2,6 +2,7 @@
 //! package's functions. The public API is re-exported by the Python package.
 
 mod arenas;
+mod arrow;
 mod casts;
 mod descr;
 mod dtype;
@@ -107,5 +108,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(memory_info, m)?)?;
     m.add_function(wrap_pyfunction!(memory_usage, m)?)?;
     m.add_function(wrap_pyfunction!(_rebuild_dtype, m)?)?;
+    m.add_class::<arrow::ArrowStringViewArray>()?;
+    m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
     Ok(())
 }

@@ -9,6 +9,14 @@ array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
 """
 
 from . import strings
-from ._core import StringDType, StringScalar, memory_info, memory_usage
+from ._core import StringDType, StringScalar, from_arrow, memory_info, memory_usage, to_arrow
 
-__all__ = ["StringDType", "StringScalar", "memory_info", "memory_usage", "strings"]
+__all__ = [
+    "StringDType",
+    "StringScalar",
+    "from_arrow",
+    "memory_info",
+    "memory_usage",
+    "strings",
+    "to_arrow",
+]

@@ -271,6 +271,11 @@ def _pa_sort(d: Inputs) -> Any:
     return pc.take(d.a, pc.array_sort_indices(d.a))
 
 
+def _copy_buffers(array: Any) -> list[np.ndarray]:
+    """A copy of every buffer of a pyarrow array, as NumPy byte arrays."""
+    return [np.copy(np.frombuffer(b, np.uint8)) for b in array.buffers() if b is not None]
+
+
 def _pl_arrow_view(d: Inputs) -> Any:
     return d.series.to_arrow(compat_level=pl.CompatLevel.newest())
 
@@ -461,6 +466,10 @@ OPS: dict[str, dict[str, Op]] = {
         object=lambda d: d.series.to_numpy(),
         polars=lambda d: d.a.to_numpy(),
     ),
+    # Yardsticks for the Arrow rows, in the stringdtype column: what to_arrow and
+    # from_arrow_view cannot beat (a copy of the bytes they must write).
+    "memcpy_views": row(stringdtype=lambda d: np.copy(d.views)),
+    "memcpy_arrow": row(stringdtype=lambda d: _copy_buffers(d.arrow_view)),
 }
 OPS = {name: cells for name, cells in OPS.items() if cells}
 
@@ -471,6 +480,7 @@ NEEDS_MODULE = {
     "from_arrow": "pyarrow",
     "from_arrow_view": "pyarrow",
     "from_polars": "polars",
+    "memcpy_arrow": "pyarrow",
 }
 NEEDS_SD_API = {
     "to_arrow": "to_arrow",
@@ -487,6 +497,9 @@ OP_NOTES = {
     "from_arrow_view": "from_arrow_view: from a pa.string_view() array",
     "from_polars": "from_polars: polars Series to a NumPy array of this kind "
     "(stringdtype: via to_arrow as string_view)",
+    "memcpy_views": "memcpy_views: np.copy of a 16*n-byte array (what to_arrow must write)",
+    "memcpy_arrow": "memcpy_arrow: np.copy of every buffer of the pa.string_view() array "
+    "(what from_arrow_view must write)",
     "partition": "partition: sep passed as a 0-d array of the array's dtype "
     "(NumPy 2.4 lacks the (StringDType, str) loop)",
     "copy": "copy: pyarrow and polars arrays are immutable (n/a)",

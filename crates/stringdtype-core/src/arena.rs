@@ -10,6 +10,10 @@
 //!
 //! A chunk that has been shared ([`Arena::share_chunks`]) is pinned while any share lives:
 //! nothing that was in it when it was shared is ever rewritten.
+//!
+//! Bulk imports may store strings end to end in *packed* chunks ([`Arena::packed`]): no
+//! blocks and no size classes, one copy per string. A string released from a packed chunk
+//! leaves a hole that is never reused, and the chunk is freed with its last string.
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
@@ -137,6 +141,9 @@ pub struct Arena {
     next_chunk: usize,
     free_blocks: Vec<Vec<Location>>,
     free_chunk_slots: Vec<u32>,
+    /// Live string bytes of each packed chunk, by chunk index; 0 for any other chunk
+    /// (a packed chunk is freed when its count drops to 0).
+    packed_live: Vec<usize>,
     usage: MemoryUsage,
 }
 
@@ -156,6 +163,7 @@ impl Arena {
             next_chunk: MIN_CHUNK,
             free_blocks: Vec::new(),
             free_chunk_slots: Vec::new(),
+            packed_live: Vec::new(),
             usage: MemoryUsage {
                 capacity: 0,
                 used: 0,
@@ -263,6 +271,18 @@ impl Arena {
         if self.bytes_at(location, len).is_none() {
             return;
         }
+        if let Some(live) = self.packed_live.get_mut(location.chunk as usize) {
+            if *live > 0 {
+                *live -= len;
+                let emptied = *live == 0;
+                self.usage.used -= len;
+                self.usage.string_bytes -= len;
+                if emptied {
+                    self.free_chunk(location.chunk);
+                }
+                return;
+            }
+        }
         let (class, block) = size_class(len);
         self.usage.used -= if block > DEDICATED_THRESHOLD {
             len
@@ -271,13 +291,7 @@ impl Arena {
         };
         self.usage.string_bytes -= len;
         if block > DEDICATED_THRESHOLD {
-            // A share keeps its own reference, so dropping ours is safe either way.
-            let chunk = std::mem::replace(
-                &mut self.chunks[location.chunk as usize],
-                Arc::new(ChunkBuf::new(0)),
-            );
-            self.usage.capacity -= chunk.len();
-            self.free_chunk_slots.push(location.chunk);
+            self.free_chunk(location.chunk);
             return;
         }
         if self.free_blocks.is_empty() {
@@ -404,6 +418,28 @@ impl Arena {
         index
     }
 
+    /// Frees a chunk that holds no live string and makes its slot reusable.
+    fn free_chunk(&mut self, chunk: u32) {
+        // A share keeps its own reference, so dropping ours is safe either way.
+        let buf = std::mem::replace(&mut self.chunks[chunk as usize], Arc::new(ChunkBuf::new(0)));
+        self.usage.capacity -= buf.len();
+        self.free_chunk_slots.push(chunk);
+    }
+
+    /// A writer that stores strings end to end in packed chunks of their own, for a
+    /// bulk import: `long_bytes` is the total length of the long strings to come (a
+    /// hint; more still fit). Packed chunks are at most [`MAX_CHUNK`] bytes, or one
+    /// string.
+    pub fn packed(&mut self, long_bytes: usize) -> Packed<'_> {
+        Packed {
+            arena: self,
+            chunk: None,
+            at: 0,
+            end: 0,
+            remaining: long_bytes,
+        }
+    }
+
     /// Copies `data` to `location`, which `allocate` has just handed out.
     fn write_block(&mut self, location: Location, data: &[u8]) {
         let chunk = &self.chunks[location.chunk as usize];
@@ -417,6 +453,60 @@ impl Arena {
         unsafe {
             std::ptr::copy_nonoverlapping(data.as_ptr(), chunk.ptr.as_ptr().add(start), data.len());
         }
+    }
+}
+
+/// Stores strings into packed chunks: see [`Arena::packed`].
+pub struct Packed<'a> {
+    arena: &'a mut Arena,
+    /// The packed chunk being filled, its next free byte and its size.
+    chunk: Option<u32>,
+    at: usize,
+    end: usize,
+    /// Bytes the caller announced and that were not stored yet.
+    remaining: usize,
+}
+
+impl Packed<'_> {
+    /// Stores `data` as [`Arena::store`] does, but a long string goes right after the
+    /// previous one, in a packed chunk.
+    #[inline]
+    pub fn store(&mut self, data: &[u8]) -> Result<View> {
+        if let Some(view) = View::try_inline(data) {
+            return Ok(view);
+        }
+        let len = data.len();
+        if len > crate::view::MAX_STRING_LEN {
+            return Err(Error::StringTooLong(len));
+        }
+        let chunk = match self.chunk {
+            Some(chunk) if self.end - self.at >= len => chunk,
+            _ => self.next_chunk(len),
+        };
+        let location = Location {
+            chunk,
+            offset: self.at as u32,
+        };
+        self.arena.write_block(location, data);
+        self.at += len;
+        self.remaining = self.remaining.saturating_sub(len);
+        self.arena.packed_live[chunk as usize] += len;
+        self.arena.usage.used += len;
+        self.arena.usage.string_bytes += len;
+        View::long(len, [data[0], data[1], data[2], data[3]], location)
+    }
+
+    #[cold]
+    fn next_chunk(&mut self, len: usize) -> u32 {
+        let size = self.remaining.min(MAX_CHUNK).max(len);
+        let chunk = self.arena.push_chunk(size);
+        let live = &mut self.arena.packed_live;
+        if live.len() <= chunk as usize {
+            live.resize(chunk as usize + 1, 0);
+        }
+        // The previous chunk's unused tail (if any) stays a hole.
+        (self.chunk, self.at, self.end) = (Some(chunk), 0, size);
+        chunk
     }
 }
 
@@ -538,6 +628,61 @@ mod tests {
         arena.release(b);
         let c = arena.store(&long(50, 3)).unwrap();
         assert_eq!(b.location(), c.location());
+    }
+
+    #[test]
+    fn packed_strings_sit_end_to_end_and_free_their_chunk_last() {
+        let mut arena = Arena::new();
+        let ordinary = arena.store(&long(40, 9)).unwrap();
+        let strings: Vec<Vec<u8>> = (0..20).map(|i| long(13 + i, i as u8)).collect();
+        let total = strings.iter().map(Vec::len).sum();
+        let mut packed = arena.packed(total);
+        let mut views: Vec<View> = strings.iter().map(|s| packed.store(s).unwrap()).collect();
+        views.push(packed.store(b"inline").unwrap());
+        assert!(views[20].is_inline());
+        let chunk = views[0].location().unwrap().chunk;
+        let mut offset = 0;
+        for (view, string) in views.iter().zip(&strings) {
+            assert_eq!(view.location(), Some(Location { chunk, offset }));
+            assert_eq!(arena.get(view).unwrap(), &string[..]);
+            offset += string.len() as u32;
+        }
+        let usage = arena.memory_usage();
+        assert_eq!(usage.string_bytes, total + 40);
+        assert_eq!(usage.capacity, MIN_CHUNK + total);
+        // Holes in a packed chunk are never reused; its last string frees it.
+        arena.release(views[3]);
+        let again = arena.store(&long(16, 3)).unwrap();
+        assert_ne!(again.location().unwrap().chunk, chunk);
+        for &view in views.iter().filter(|v| **v != views[3]) {
+            arena.release(view);
+        }
+        let usage = arena.memory_usage();
+        assert_eq!(usage.capacity, MIN_CHUNK);
+        assert_eq!(usage.string_bytes, 40 + 16);
+        assert_eq!(arena.get(&ordinary).unwrap(), &long(40, 9)[..]);
+        // The freed slot takes an ordinary chunk later; releasing in it is ordinary again.
+        let big = arena.store(&vec![7; 2 * DEDICATED_THRESHOLD]).unwrap();
+        assert_eq!(big.location().unwrap().chunk, chunk);
+        arena.release(big);
+        assert_eq!(arena.memory_usage().capacity, MIN_CHUNK);
+    }
+
+    #[test]
+    fn packed_chunks_split_and_grow_past_the_hint() {
+        let mut arena = Arena::new();
+        let big = vec![1u8; MAX_CHUNK / 2 + 1];
+        let mut packed = arena.packed(3 * big.len());
+        let views: Vec<View> = (0..4).map(|_| packed.store(&big).unwrap()).collect();
+        let chunks: Vec<u32> = views.iter().map(|v| v.location().unwrap().chunk).collect();
+        assert_eq!(
+            chunks,
+            [0, 1, 2, 3],
+            "each chunk holds one: two would pass MAX_CHUNK"
+        );
+        for view in &views {
+            assert_eq!(arena.get(view).unwrap(), &big[..]);
+        }
     }
 
     #[test]

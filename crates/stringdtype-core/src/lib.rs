@@ -11,6 +11,6 @@ pub mod error;
 pub mod kernels;
 pub mod view;
 
-pub use arena::{Arena, MemoryUsage};
+pub use arena::{Arena, MemoryUsage, Packed};
 pub use error::{Error, Result};
 pub use view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};

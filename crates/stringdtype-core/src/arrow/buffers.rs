@@ -205,7 +205,12 @@ impl<'a> IntBuffer<'a> {
     }
 
     /// Value `index` (counted from the buffer's start); panics when out of range.
-    #[inline]
+    /// The raw bytes and the integer type, for loops that read the integers themselves.
+    pub fn raw(&self) -> (&'a [u8], IntKind) {
+        (self.bytes, self.kind)
+    }
+
+    #[inline(always)]
     pub fn get(&self, index: usize) -> i128 {
         let w = self.kind.width();
         let b = &self.bytes[index * w..index * w + w];

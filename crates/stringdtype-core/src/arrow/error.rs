@@ -12,8 +12,9 @@ pub enum ArrowError {
     UnsupportedFormat(String),
     /// The structs break the C Data Interface (bad length, missing buffer, ...).
     Malformed(String),
-    /// Element `index` is not valid UTF-8.
-    InvalidUtf8 { index: usize },
+    /// Element `index` is not valid UTF-8; `bytes` are its bytes up to the end of the
+    /// first invalid sequence (enough to say where and what it is).
+    InvalidUtf8 { index: usize, bytes: Vec<u8> },
     /// Element `index` is null, and the destination has no missing value.
     UnexpectedNull { index: usize },
     /// Element `index` is a dictionary key outside the dictionary.
@@ -33,8 +34,9 @@ impl ArrowError {
     pub fn offset_index(self, base: usize) -> ArrowError {
         use ArrowError::*;
         match self {
-            InvalidUtf8 { index } => InvalidUtf8 {
+            InvalidUtf8 { index, bytes } => InvalidUtf8 {
                 index: index + base,
+                bytes,
             },
             UnexpectedNull { index } => UnexpectedNull {
                 index: index + base,
@@ -69,7 +71,7 @@ impl std::fmt::Display for ArrowError {
                  (\"U\"), string_view (\"vu\") or a dictionary of one of them"
             ),
             ArrowError::Malformed(why) => write!(f, "malformed Arrow array: {why}"),
-            ArrowError::InvalidUtf8 { index } => {
+            ArrowError::InvalidUtf8 { index, .. } => {
                 write!(f, "element {index} of the Arrow array is not valid UTF-8")
             }
             ArrowError::UnexpectedNull { index } => write!(

@@ -7,6 +7,7 @@
 //! arena (its bytes are never rewritten) until the consumer releases the array.
 
 use std::ffi::{c_void, CStr};
+use std::mem::MaybeUninit;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::{self, NonNull};
 use std::sync::Arc;
@@ -38,10 +39,40 @@ impl AlignedBuffer {
         }
     }
 
+    /// A buffer of `16 * n` bytes whose 16-byte slots `fill` writes in order: it gets
+    /// the slots as uninitialised memory (so that no time goes into zeroing them first)
+    /// and returns how many it wrote; the rest are zeroed.
+    fn filled_slots(n: usize, fill: impl FnOnce(&mut [MaybeUninit<[u8; 16]>]) -> usize) -> Self {
+        let len = n * 16;
+        let count = len.div_ceil(64);
+        let mut blocks: Vec<Block> = Vec::with_capacity(count);
+        let spare = &mut blocks.spare_capacity_mut()[..count];
+        // SAFETY: a `MaybeUninit<Block>` is 64 bytes aligned to 64, so the spare capacity
+        // is `4 * count` uninitialised, suitably aligned 16-byte slots.
+        let slots = unsafe {
+            std::slice::from_raw_parts_mut(
+                spare.as_mut_ptr().cast::<MaybeUninit<[u8; 16]>>(),
+                4 * count,
+            )
+        };
+        let written = fill(&mut slots[..n]).min(n);
+        for slot in &mut slots[written..] {
+            slot.write([0; 16]);
+        }
+        // SAFETY: every slot of the first `count` blocks was written above.
+        unsafe { blocks.set_len(count) };
+        AlignedBuffer { blocks, len }
+    }
+
     fn as_mut_bytes(&mut self) -> &mut [u8] {
         // SAFETY: `Block` is 64 initialised bytes with no padding, so the vector holds
         // `64 * blocks.len() >= len` initialised bytes, borrowed mutably with `self`.
         unsafe { std::slice::from_raw_parts_mut(self.blocks.as_mut_ptr().cast(), self.len) }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        // SAFETY: as in `as_mut_bytes`, borrowed shared.
+        unsafe { std::slice::from_raw_parts(self.blocks.as_ptr().cast(), self.len) }
     }
 
     /// The buffer's address; an aligned, never dereferenced one when it is empty.
@@ -89,45 +120,106 @@ where
 {
     let views = views.into_iter();
     let capacity = views.len();
-    let view_bytes = capacity.checked_mul(16).ok_or_else(|| {
+    capacity.checked_mul(16).ok_or_else(|| {
         ArrowError::Malformed(format!("{capacity} elements do not fit in memory"))
     })?;
     let shared = arena.share_chunks();
-    let mut views_buf = AlignedBuffer::zeroed(view_bytes);
     let mut validity = AlignedBuffer::zeroed(capacity.div_ceil(8));
-    let (length, null_count) = copy_views(
-        views,
-        &shared,
-        views_buf.as_mut_bytes(),
-        validity.as_mut_bytes(),
-    )?;
-    let validity = (null_count > 0).then_some(validity);
-    Ok(assemble(length, null_count, validity, views_buf, shared))
+    let mut copied = Copied::default();
+    let views_buf = AlignedBuffer::filled_slots(capacity, |slots| {
+        copied = copy_views(views, &shared, slots, validity.as_mut_bytes());
+        copied.length
+    });
+    if copied.any_outside {
+        let index = first_outside(&views_buf, &validity, copied.length, &shared);
+        return Err(ArrowError::CorruptView { index });
+    }
+    let validity = (copied.null_count > 0).then_some(validity);
+    Ok(assemble(
+        copied.length,
+        copied.null_count,
+        validity,
+        views_buf,
+        shared,
+    ))
 }
 
-/// Copies views into `out` and sets `validity` bits; returns (length, null count).
+/// What [`copy_views`] found.
+#[derive(Default)]
+struct Copied {
+    length: usize,
+    null_count: usize,
+    /// Whether some long string does not lie within its shared chunk.
+    any_outside: bool,
+}
+
+/// Copies views into `out` (missing values as zeros) and sets `validity` bits.
+///
+/// The loop has no data-dependent branch, so that arrays mixing inline, long and
+/// missing elements copy at memory speed; a view that points outside the shared chunks
+/// is only noted here and found by [`first_outside`].
 fn copy_views(
     views: impl Iterator<Item = View>,
     shared: &[(Arc<ChunkBuf>, usize)],
-    out: &mut [u8],
+    out: &mut [MaybeUninit<[u8; 16]>],
     validity: &mut [u8],
-) -> Result<(usize, usize), ArrowError> {
-    let mut length = 0;
-    let mut null_count = 0;
-    for (index, (view, slot)) in views.zip(out.chunks_exact_mut(16)).enumerate() {
+) -> Copied {
+    // The bytes that may hold strings, per chunk; one more entry so that an index
+    // clamped into range always finds one.
+    let limits: Vec<u64> = shared
+        .iter()
+        .map(|(_, used)| *used as u64)
+        .chain([0])
+        .collect();
+    let last = limits.len() - 1;
+    let (mut length, mut null_count, mut outside, mut bits) = (0usize, 0usize, false, 0u8);
+    for (index, (view, slot)) in views.zip(out.iter_mut()).enumerate() {
+        let bytes = view.to_bytes();
+        let word = |at: usize| {
+            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+        };
+        let na = word(0) >> 31 != 0;
+        let len = u64::from(word(0) & 0x7fff_ffff);
+        let long = !na & (len > crate::view::MAX_INLINE_LEN as u64);
+        let chunk = (word(8) as usize).min(last);
+        let fits = ((word(8) as usize) < last) & (u64::from(word(12)) + len <= limits[chunk]);
+        outside |= long & !fits;
+        let keep = u128::from(!na).wrapping_neg();
+        slot.write((u128::from_le_bytes(bytes) & keep).to_le_bytes());
+        null_count += usize::from(na);
+        bits |= u8::from(!na) << (index % 8);
+        if index % 8 == 7 {
+            validity[index / 8] = bits;
+            bits = 0;
+        }
         length = index + 1;
-        if view.is_na() {
-            // The slot stays zero: an empty string behind a cleared validity bit.
-            null_count += 1;
-            continue;
-        }
-        if !points_into(view, shared) {
-            return Err(ArrowError::CorruptView { index });
-        }
-        validity[index / 8] |= 1 << (index % 8);
-        slot.copy_from_slice(&view.to_bytes());
     }
-    Ok((length, null_count))
+    if length % 8 != 0 {
+        validity[length / 8] = bits;
+    }
+    Copied {
+        length,
+        null_count,
+        any_outside: outside,
+    }
+}
+
+/// The index of the first valid element of `views` whose bytes do not lie within the
+/// shared part of its chunk (the slow path of [`copy_views`]).
+#[cold]
+fn first_outside(
+    views: &AlignedBuffer,
+    validity: &AlignedBuffer,
+    length: usize,
+    shared: &[(Arc<ChunkBuf>, usize)],
+) -> usize {
+    let (views, validity) = (views.as_bytes(), validity.as_bytes());
+    (0..length)
+        .find(|&i| {
+            let view = View::from_bytes(views[16 * i..16 * i + 16].try_into().expect("16"));
+            validity[i / 8] & (1 << (i % 8)) != 0 && !points_into(view, shared)
+        })
+        .expect("copy_views saw a view outside its chunk")
 }
 
 /// Whether a view's bytes lie within the shared part of its chunk.
@@ -293,6 +385,33 @@ mod tests {
         let foreign = Arena::new().store(&[b'x'; 40]).unwrap();
         let err = export_array(&[View::EMPTY, foreign], &mut arena).unwrap_err();
         assert_eq!(err, ArrowError::CorruptView { index: 1 });
+    }
+
+    #[test]
+    fn views_past_the_shared_bytes_are_refused() {
+        let mut arena = Arena::new();
+        let good = arena.store(&[b'g'; 20]).unwrap();
+        let location = good.location().unwrap();
+        let used = arena.share_chunks()[0].1 as u32;
+        let moved = |chunk, offset, len| {
+            View::long(len, *b"gggg", crate::view::Location { chunk, offset }).unwrap()
+        };
+        let cases = [
+            moved(1, 0, 20),
+            moved(u32::MAX, 0, 20),
+            moved(0, used - 19, 20),
+            moved(0, u32::MAX, 20),
+            moved(0, 0, used as usize + 1),
+        ];
+        for bad in cases {
+            // A bad view after inline, missing and good ones, past the first validity byte.
+            let mut views = vec![View::try_inline(b"x").unwrap(), View::NA, good];
+            views.extend([good; 7]);
+            views.push(bad);
+            let err = export_array(&views, &mut arena).unwrap_err();
+            assert_eq!(err, ArrowError::CorruptView { index: 10 }, "{bad:?}");
+        }
+        assert_eq!(location.chunk, 0);
     }
 
     #[test]

@@ -1,16 +1,18 @@
 //! Import: Arrow `string`, `large_string` and `string_view` arrays, plain or dictionary
 //! encoded, into views and an arena.
 //!
-//! Every element is read through checked buffers ([`super::buffers`]), validated as UTF-8
-//! and stored in the caller's arena, so its bytes are copied exactly once and every
-//! element owns its bytes (a dictionary value used twice is stored twice). The imported
-//! structs are taken by value and so released exactly once, whatever happens.
+//! Every element is read through checked buffers ([`super::buffers`]) and validated as
+//! UTF-8 (whole data buffers at once where they are valid as a whole, then only the
+//! strings' ends), and only then are the long strings stored, end to end in packed
+//! chunks of the caller's arena: their bytes are copied exactly once and every element
+//! owns its bytes (a dictionary value used twice is stored twice). The imported structs
+//! are taken by value and so released exactly once, whatever happens.
 
 use super::buffers::{is_valid, IntBuffer, IntKind, RawArray, Validity};
 use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
 use crate::arena::Arena;
-use crate::view::{View, MAX_INLINE_LEN, MAX_STRING_LEN};
+use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// How the string values of an array are laid out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -63,6 +65,12 @@ pub(crate) fn parse_schema(schema: &ArrowSchema) -> Result<StringType, ArrowErro
     let values =
         ValueLayout::from_format(values_format).ok_or_else(|| unsupported(values_format))?;
     Ok(StringType::Dictionary { keys, values })
+}
+
+/// Checks that `schema` is a type [`import_array`] reads, before anything is allocated
+/// for its array.
+pub fn check_schema(schema: &ArrowSchema) -> Result<(), ArrowError> {
+    parse_schema(schema).map(|_| ())
 }
 
 /// Imports `array` of type `schema` into `arena`: one view per element, a null becoming
@@ -123,10 +131,11 @@ fn import_typed_into(
         return Ok(());
     }
     match string_type {
-        StringType::Plain(layout) => {
-            let strings = Strings::new(&raw, layout)?;
-            fill(out, arena, allow_na, |i| strings.get(i))
-        }
+        // One `fill` per layout, so that each element's read is inlined into its loop.
+        StringType::Plain(layout) => match Strings::new(&raw, layout)? {
+            Strings::Offsets(strings) => fill_offsets(out, arena, allow_na, &strings),
+            Strings::Views(strings) => fill_views(out, arena, allow_na, &strings),
+        },
         StringType::Dictionary { keys, values } => {
             let dictionary = array
                 .dictionary()
@@ -138,24 +147,175 @@ fn import_typed_into(
     }
 }
 
-/// Stores element `i` of `get` into `out[i]`, for every `i`. On error, gives the strings
-/// stored so far back to the arena.
+/// Stores element `i` of `get` into `out[i]`, for every `i`: first reads and checks
+/// every element (so that a bad one costs no copy), then reads the long strings again
+/// and copies them end to end into packed chunks of the arena. On error, the arena is
+/// as it was.
 fn fill<'a>(
     out: &mut [View],
     arena: &mut Arena,
     allow_na: bool,
     get: impl Fn(usize) -> Result<Option<&'a [u8]>, ArrowError>,
 ) -> Result<(), ArrowError> {
-    for index in 0..out.len() {
-        let view = match get(index) {
-            Ok(Some(bytes)) => arena
-                .store(bytes)
-                .map_err(|error| ArrowError::Element { index, error }),
-            Ok(None) if allow_na => Ok(View::NA),
-            Ok(None) => Err(ArrowError::UnexpectedNull { index }),
-            Err(error) => Err(error),
+    let mut long_bytes = 0usize;
+    for (index, slot) in out.iter_mut().enumerate() {
+        *slot = match get(index)? {
+            Some(bytes) if bytes.len() <= MAX_INLINE_LEN => inline_view(bytes),
+            Some(bytes) => {
+                long_bytes += bytes.len();
+                pending(index, bytes.len())?
+            }
+            None if allow_na => View::NA,
+            None => return Err(ArrowError::UnexpectedNull { index }),
         };
-        match view {
+    }
+    store_pending(out, arena, long_bytes, get)
+}
+
+/// [`fill`] for `string_view` arrays: an inline element is checked and copied as the
+/// 16 bytes it is, without looking at it as a string.
+fn fill_views(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &ViewStrings<'_>,
+) -> Result<(), ArrowError> {
+    let mut long_bytes = 0usize;
+    let views = strings.views.chunks_exact(16);
+    for (index, (slot, view)) in out.iter_mut().zip(views).enumerate() {
+        if !is_valid(strings.validity, index) {
+            if !allow_na {
+                return Err(ArrowError::UnexpectedNull { index });
+            }
+            *slot = View::NA;
+            continue;
+        }
+        let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
+        let len = view as u32 as usize;
+        if len <= MAX_INLINE_LEN {
+            // Bytes past the string must be zero in a view of ours; Arrow does not say.
+            let kept = if len == MAX_INLINE_LEN {
+                view
+            } else {
+                view & ((1u128 << (32 + 8 * len)) - 1)
+            };
+            let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
+            if !ascii {
+                strings.get(index)?; // the full check, for its error
+            }
+            *slot = View::from_bytes(kept.to_le_bytes());
+        } else {
+            let bytes = strings
+                .get(index)?
+                .ok_or(ArrowError::UnexpectedNull { index })?;
+            long_bytes += bytes.len();
+            *slot = pending(index, bytes.len())?;
+        }
+    }
+    store_pending(out, arena, long_bytes, |i| strings.get(i))
+}
+
+/// [`fill`] for `string` and `large_string` arrays, reading the offsets as the integers
+/// they are; the checks are [`OffsetStrings::get`]'s.
+fn fill_offsets(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+) -> Result<(), ArrowError> {
+    let (bytes, kind) = strings.offsets.raw();
+    let long_bytes = match kind {
+        IntKind::I32 => first_pass::<4>(out, allow_na, strings, bytes, |b| {
+            i32::from_ne_bytes(b.try_into().expect("4 bytes")).into()
+        })?,
+        _ => first_pass::<8>(out, allow_na, strings, bytes, |b| {
+            i64::from_ne_bytes(b.try_into().expect("8 bytes"))
+        })?,
+    };
+    store_pending(out, arena, long_bytes, |i| strings.get(i))
+}
+
+/// The first pass of [`fill_offsets`] with `W`-byte offsets; returns the long bytes.
+#[inline(always)]
+fn first_pass<const W: usize>(
+    out: &mut [View],
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+    offsets: &[u8],
+    read: impl Fn(&[u8]) -> i64,
+) -> Result<usize, ArrowError> {
+    let data = strings.data;
+    let offsets = &offsets[strings.first * W..(strings.first + out.len() + 1) * W];
+    let mut start = read(&offsets[..W]);
+    let mut long_bytes = 0usize;
+    let ends = offsets[W..].chunks_exact(W);
+    for (index, (slot, end)) in out.iter_mut().zip(ends).enumerate() {
+        let end = read(end);
+        let (from, to) = (start, end);
+        start = end;
+        if !is_valid(strings.validity, index) {
+            if !allow_na {
+                return Err(ArrowError::UnexpectedNull { index });
+            }
+            *slot = View::NA;
+            continue;
+        }
+        if from < 0 || to < from || to as u64 > data.len() as u64 {
+            return Err(ArrowError::Malformed(format!(
+                "offsets {from}..{to} of element {index} are outside the {} data bytes",
+                data.len()
+            )));
+        }
+        let (from, to) = (from as usize, to as usize);
+        let valid = match strings.valid_from {
+            _ if from == to => true,
+            Some(valid_from) if from >= valid_from => {
+                is_char_boundary(data, from) && is_char_boundary(data, to)
+            }
+            _ => simdutf8::basic::from_utf8(&data[from..to]).is_ok(),
+        };
+        if !valid {
+            return Err(invalid_utf8(index, &data[from..to]));
+        }
+        let len = to - from;
+        *slot = if len <= MAX_INLINE_LEN {
+            inline_view(&data[from..to])
+        } else {
+            long_bytes += len;
+            pending(index, len)?
+        };
+    }
+    Ok(long_bytes)
+}
+
+/// A long string of `len` bytes waiting in `fill` until it is stored: a view with its
+/// length and no location.
+#[inline(always)]
+fn pending(index: usize, len: usize) -> Result<View, ArrowError> {
+    View::long(len, [0; 4], PENDING).map_err(|error| ArrowError::Element { index, error })
+}
+
+/// The second pass of [`fill`]: stores every pending element, `long_bytes` in all.
+fn store_pending<'a>(
+    out: &mut [View],
+    arena: &mut Arena,
+    long_bytes: usize,
+    get: impl Fn(usize) -> Result<Option<&'a [u8]>, ArrowError>,
+) -> Result<(), ArrowError> {
+    if long_bytes == 0 {
+        return Ok(());
+    }
+    let mut packed = arena.packed(long_bytes);
+    for index in 0..out.len() {
+        if out[index].location() != Some(PENDING) {
+            continue;
+        }
+        // The second read of an element gives what the first did.
+        let stored = get(index).and_then(|bytes| {
+            let bytes = bytes.ok_or(ArrowError::UnexpectedNull { index })?;
+            (packed.store(bytes)).map_err(|error| ArrowError::Element { index, error })
+        });
+        match stored {
             Ok(view) => out[index] = view,
             Err(error) => {
                 for &view in &out[..index] {
@@ -167,6 +327,35 @@ fn fill<'a>(
     }
     Ok(())
 }
+
+/// The view of a string of at most 12 bytes, built in registers: `View::try_inline`'s
+/// variable-length copy is a library call, which would dominate an import of short
+/// strings.
+#[inline(always)]
+fn inline_view(bytes: &[u8]) -> View {
+    debug_assert!(bytes.len() <= MAX_INLINE_LEN);
+    let mut data = 0u128;
+    let mut at = 0;
+    if bytes.len() >= 8 {
+        data = u64::from_le_bytes(bytes[..8].try_into().expect("8 bytes")).into();
+        at = 8;
+    }
+    if bytes.len() - at >= 4 {
+        let word = u32::from_le_bytes(bytes[at..at + 4].try_into().expect("4 bytes"));
+        data |= u128::from(word) << (8 * at);
+        at += 4;
+    }
+    for (i, &byte) in bytes.iter().enumerate().skip(at) {
+        data |= u128::from(byte) << (8 * i);
+    }
+    View::from_bytes(((data << 32) | bytes.len() as u128).to_le_bytes())
+}
+
+/// Where a long string waits in [`fill`] until it is stored.
+const PENDING: Location = Location {
+    chunk: u32::MAX,
+    offset: u32::MAX,
+};
 
 /// The elements of one array that is not dictionary encoded, checked as they are read.
 enum Strings<'a> {
@@ -184,7 +373,7 @@ impl<'a> Strings<'a> {
     }
 
     /// The bytes of element `index`, or `None` when it is null.
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         match self {
             Strings::Offsets(strings) => strings.get(index),
@@ -235,7 +424,7 @@ impl<'a> OffsetStrings<'a> {
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         if !is_valid(self.validity, index) {
             return Ok(None);
@@ -258,7 +447,7 @@ impl<'a> OffsetStrings<'a> {
             _ => simdutf8::basic::from_utf8(bytes).is_ok(),
         };
         if !valid {
-            return Err(ArrowError::InvalidUtf8 { index });
+            return Err(invalid_utf8(index, bytes));
         }
         Ok(Some(bytes))
     }
@@ -277,6 +466,9 @@ struct ViewStrings<'a> {
     /// The views of the array's elements (from its offset on), 16 bytes each.
     views: &'a [u8],
     data: Vec<&'a [u8]>,
+    /// Whether each data buffer is valid UTF-8 as a whole, so that a string inside it
+    /// only needs its ends checked for character boundaries.
+    valid: Vec<bool>,
 }
 
 impl<'a> ViewStrings<'a> {
@@ -298,14 +490,20 @@ impl<'a> ViewStrings<'a> {
             })
             .collect::<Result<_, _>>()?;
         let views = &raw.buffer_of(1, raw.end(), 16)?[raw.offset * 16..];
+        let data: Vec<&'a [u8]> = data;
+        let valid = data
+            .iter()
+            .map(|d| simdutf8::basic::from_utf8(d).is_ok())
+            .collect();
         Ok(ViewStrings {
             validity: raw.validity()?,
             views,
             data,
+            valid,
         })
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, index: usize) -> Result<Option<&'a [u8]>, ArrowError> {
         if !is_valid(self.validity, index) {
             return Ok(None);
@@ -319,29 +517,58 @@ impl<'a> ViewStrings<'a> {
             // Arrow's length is a non-negative i32.
             return Err(ArrowError::BadView { index });
         }
-        let bytes = if len <= MAX_INLINE_LEN {
-            &view[4..4 + len]
+        let (bytes, valid) = if len <= MAX_INLINE_LEN {
+            let bytes = &view[4..4 + len];
+            (
+                bytes,
+                bytes.is_ascii() || std::str::from_utf8(bytes).is_ok(),
+            )
         } else {
             let (buffer, offset) = (word(8) as usize, word(12) as usize);
-            self.data
+            let bytes = self
+                .data
                 .get(buffer)
                 .and_then(|data| data.get(offset..offset.checked_add(len)?))
-                .ok_or(ArrowError::BadView { index })?
+                .ok_or(ArrowError::BadView { index })?;
+            let valid = if self.valid[buffer] {
+                let data = self.data[buffer];
+                is_char_boundary(data, offset) && is_char_boundary(data, offset + len)
+            } else {
+                simdutf8::basic::from_utf8(bytes).is_ok()
+            };
+            (bytes, valid)
         };
-        if simdutf8::basic::from_utf8(bytes).is_err() {
-            return Err(ArrowError::InvalidUtf8 { index });
+        if !valid {
+            return Err(invalid_utf8(index, bytes));
         }
         Ok(Some(bytes))
     }
 }
 
+/// The error for element `index`, whose `bytes` are not UTF-8 (the slow path that finds
+/// where).
+#[cold]
+fn invalid_utf8(index: usize, bytes: &[u8]) -> ArrowError {
+    let end = match std::str::from_utf8(bytes) {
+        Ok(_) => bytes.len(),
+        Err(error) => {
+            let start = error.valid_up_to();
+            start + error.error_len().unwrap_or(bytes.len() - start)
+        }
+    };
+    ArrowError::InvalidUtf8 {
+        index,
+        bytes: bytes[..end].to_vec(),
+    }
+}
+
 /// A dictionary value, validated once however often it is used.
-#[derive(Clone, Copy)]
 enum Entry<'a> {
     Null,
     Valid(&'a [u8]),
-    /// Not UTF-8: an error only for the elements that use it.
-    Invalid,
+    /// Not UTF-8 (the bytes as in [`ArrowError::InvalidUtf8`]): an error only for the
+    /// elements that use it.
+    Invalid(Vec<u8>),
 }
 
 fn dictionary_entries<'a>(
@@ -356,7 +583,7 @@ fn dictionary_entries<'a>(
         .map(|i| match strings.get(i) {
             Ok(None) => Ok(Entry::Null),
             Ok(Some(bytes)) => Ok(Entry::Valid(bytes)),
-            Err(ArrowError::InvalidUtf8 { .. }) => Ok(Entry::Invalid),
+            Err(ArrowError::InvalidUtf8 { bytes, .. }) => Ok(Entry::Invalid(bytes)),
             Err(ArrowError::BadView { index }) => Err(ArrowError::Malformed(format!(
                 "dictionary value {index} points outside its data buffers"
             ))),
@@ -397,7 +624,10 @@ impl<'a> DictionaryKeys<'a> {
         match entry {
             Some(Entry::Null) => Ok(None),
             Some(Entry::Valid(bytes)) => Ok(Some(bytes)),
-            Some(Entry::Invalid) => Err(ArrowError::InvalidUtf8 { index }),
+            Some(Entry::Invalid(bytes)) => Err(ArrowError::InvalidUtf8 {
+                index,
+                bytes: bytes.clone(),
+            }),
             None => Err(ArrowError::BadDictionaryKey {
                 index,
                 key,

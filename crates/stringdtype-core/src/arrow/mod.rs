@@ -4,7 +4,8 @@
 //!   `string_view` array whose data buffers are the arena's chunks, shared, not copied;
 //! - [`import_array`] / [`import_array_into`]: Arrow `string`, `large_string`,
 //!   `string_view` and dictionaries of them, stored into an arena;
-//! - [`ArrowStreamReader`]: the arrays of a C stream (a chunked array), one at a time.
+//! - [`ArrowStreamReader`]: the arrays of a C stream (a chunked array), one at a time;
+//! - [`SharedArray`]: one exported array handed to any number of consumers.
 //!
 //! The `#[repr(C)]` structs live in [`ffi`]; a glue layer wraps them in PyCapsules.
 //! Arrow buffers are native-endian and views little-endian, so this module assumes a
@@ -15,12 +16,14 @@ mod error;
 mod export;
 pub mod ffi;
 mod import;
+mod shared;
 mod stream;
 
 pub use error::ArrowError;
 pub use export::{export_array, export_schema, export_views};
 pub use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema};
-pub use import::{import_array, import_array_into};
+pub use import::{check_schema, import_array, import_array_into};
+pub use shared::SharedArray;
 pub use stream::ArrowStreamReader;
 
 #[cfg(test)]

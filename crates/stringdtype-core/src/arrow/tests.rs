@@ -254,17 +254,20 @@ fn nulls_without_na_are_errors_and_leave_the_arena_empty() {
 
 #[test]
 fn invalid_utf8_names_the_element() {
-    let cases: [(&[Option<&[u8]>], _, _); 3] = [
-        (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1),
+    /// Values, offset, the bad element, its bytes up to the end of the first bad sequence.
+    type Case<'a> = (&'a [Option<&'a [u8]>], i64, usize, &'a [u8]);
+    let cases: [Case; 3] = [
+        (&[Some(b"fine"), Some(b"bad \xff byte")], 0, 1, b"bad \xff"),
         // "é" split between two elements: each half is invalid, the whole is not.
-        (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1),
+        (&[Some(b"ok"), Some(b"\xc3"), Some(b"\xa9")], 0, 1, b"\xc3"),
         (
             &[Some(b"\xffskipped"), Some(b"x"), Some(b"y"), Some(b"\xc0")],
             1,
             2,
+            b"\xc0",
         ),
     ];
-    for (values, offset, index) in cases {
+    for (values, offset, index, bytes) in cases {
         for wide in [false, true] {
             let rel = releases();
             let length = values.len() as i64 - offset;
@@ -276,10 +279,32 @@ fn invalid_utf8_names_the_element() {
             );
             let schema = foreign_schema(if wide { "U" } else { "u" }, None, &rel);
             let err = import_array(schema, array, &mut Arena::new(), true).unwrap_err();
-            assert_eq!(err, ArrowError::InvalidUtf8 { index }, "{values:?}");
+            let expected = ArrowError::InvalidUtf8 {
+                index,
+                bytes: bytes.to_vec(),
+            };
+            assert_eq!(err, expected, "{values:?}");
             assert_eq!(count(&rel), 2);
         }
     }
+}
+
+#[test]
+fn invalid_dictionary_values_fail_only_where_used() {
+    let rel = releases();
+    let values: [Option<&[u8]>; 2] = [Some(b"fine"), Some(b"not \xe2\x82 UTF-8")];
+    let dictionary = foreign_array((2, 0, 0), offset_buffers(&values, false), None, &rel);
+    let keys = [0i8, 0, 1].iter().map(|&k| k as u8).collect();
+    let array = foreign_array((3, 0, 0), vec![None, Some(keys)], Some(dictionary), &rel);
+    let schema = foreign_schema("c", Some(foreign_schema("u", None, &rel)), &rel);
+    let mut arena = Arena::new();
+    let err = import_array(schema, array, &mut arena, true).unwrap_err();
+    let expected = ArrowError::InvalidUtf8 {
+        index: 2,
+        bytes: b"not \xe2\x82".to_vec(),
+    };
+    assert_eq!(err, expected);
+    assert_eq!(count(&rel), 4);
 }
 
 #[test]
@@ -322,6 +347,31 @@ fn view_array(views: Vec<u8>, data: &[u8], rel: &Releases) -> ArrowArray {
 }
 
 #[test]
+fn string_views_that_cut_a_character_are_invalid() {
+    // The data buffer is valid UTF-8 as a whole; views must still start and end on
+    // character boundaries.
+    let data = "é".repeat(20);
+    let cases = [(1, 14, b"\xa9".as_slice()), (0, 15, &data.as_bytes()[..15])];
+    for (offset, len, bytes) in cases {
+        let rel = releases();
+        let views = [
+            view_bytes(14, b"\xc3\xa9\xc3\xa9", 0, 0),
+            view_bytes(len, &data.as_bytes()[offset as usize..], 0, offset),
+        ]
+        .concat();
+        let array = view_array(views, data.as_bytes(), &rel);
+        let mut arena = Arena::new();
+        let err = import_array(foreign_schema("vu", None, &rel), array, &mut arena, true);
+        let expected = ArrowError::InvalidUtf8 {
+            index: 1,
+            bytes: bytes.to_vec(),
+        };
+        assert_eq!(err.unwrap_err(), expected);
+        assert_eq!(arena.memory_usage().string_bytes, 0);
+    }
+}
+
+#[test]
 fn string_views_outside_their_buffers_are_errors() {
     let data = b"0123456789abcdefghij";
     let good = view_bytes(15, b"0123", 0, 0);
@@ -344,7 +394,10 @@ fn string_views_outside_their_buffers_are_errors() {
         ),
         (
             view_bytes(3, b"\xe2\x82", 0, 0),
-            ArrowError::InvalidUtf8 { index: 1 },
+            ArrowError::InvalidUtf8 {
+                index: 1,
+                bytes: b"\xe2\x82".to_vec(),
+            },
         ),
     ];
     for (bad, expected) in cases {
@@ -522,4 +575,34 @@ fn stream_errors_carry_the_message_and_release_everything() {
     );
     assert_eq!(count(&rel), 1);
     assert_eq!(live::count(), live_before);
+}
+
+#[test]
+fn an_empty_string_between_nulls_may_sit_inside_a_character() {
+    // "é" split by the offsets of two nulls around an empty string: only the empty
+    // string is read, and it is valid wherever it sits.
+    let offsets: Vec<u8> = [0i32, 1, 1, 2]
+        .iter()
+        .flat_map(|o| o.to_ne_bytes())
+        .collect();
+    for format in ["u", "U"] {
+        let offsets = if format == "u" {
+            offsets.clone()
+        } else {
+            [0i64, 1, 1, 2]
+                .iter()
+                .flat_map(|o| o.to_ne_bytes())
+                .collect()
+        };
+        let rel = releases();
+        let buffers = vec![
+            Some(bitmap(&[false, true, false])),
+            Some(offsets),
+            Some("é".as_bytes().to_vec()),
+        ];
+        let array = foreign_array((3, 0, 2), buffers, None, &rel);
+        let mut arena = Arena::new();
+        let views = import_array(foreign_schema(format, None, &rel), array, &mut arena, true);
+        assert_eq!(views.unwrap(), [View::NA, View::EMPTY, View::NA]);
+    }
 }

@@ -1,0 +1,536 @@
+//! Arrow interop through the Arrow PyCapsule interface.
+//!
+//! `to_arrow(a)` exports an array as an Arrow `string_view` array: an
+//! `ArrowStringViewArray` whose `__arrow_c_array__` hands out the export as capsules.
+//! `from_arrow(obj)` imports any object with `__arrow_c_array__` or
+//! `__arrow_c_stream__`. The C Data Interface work lives in `stringdtype_core::arrow`;
+//! this file moves structs in and out of capsules, reads and fills NumPy arrays with the
+//! GIL released, and turns `ArrowError`s into Python exceptions.
+
+use std::ffi::{c_int, CStr, CString};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+
+use pyo3::exceptions::{
+    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeDecodeError, PyValueError,
+};
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyCapsule, PyDict};
+use stringdtype_core::arrow::{
+    check_schema, export_schema, export_views, import_array_into, ArrowArray, ArrowArrayStream,
+    ArrowError, ArrowSchema, ArrowStreamReader, SharedArray,
+};
+use stringdtype_core::{Arena, Error, View};
+
+use crate::arenas::lock;
+use crate::descr;
+use crate::dtype;
+use crate::ffi::{array_entry, PyArrayObject_fields, PyArray_Descr};
+
+const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
+const ARRAY_CAPSULE: &CStr = c"arrow_array";
+const STREAM_CAPSULE: &CStr = c"arrow_array_stream";
+
+/// `NPY_ARRAY_C_CONTIGUOUS` and `NPY_ARRAY_ALIGNED` (ndarraytypes.h).
+const NPY_ARRAY_C_CONTIGUOUS: c_int = 0x0001;
+const NPY_ARRAY_ALIGNED: c_int = 0x0100;
+
+/// `ENOMEM`, the error code a C stream returns when it ran out of memory.
+const ENOMEM: i32 = 12;
+
+// ------------------------------------------------------------------------------ errors
+
+/// Converts an Arrow error into the Python exception users see.
+fn to_py(py: Python<'_>, err: ArrowError) -> PyErr {
+    match &err {
+        ArrowError::UnsupportedFormat(_) => PyTypeError::new_err(err.to_string()),
+        ArrowError::InvalidUtf8 { index, bytes } => unicode_error(py, *index, bytes),
+        ArrowError::UnexpectedNull { .. } => PyValueError::new_err(format!(
+            "{err}; pass na_object=... to from_arrow to keep nulls as missing values"
+        )),
+        ArrowError::Element {
+            error: Error::StringTooLong(_),
+            ..
+        } => PyOverflowError::new_err(err.to_string()),
+        ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(err.to_string()),
+        _ => PyValueError::new_err(err.to_string()),
+    }
+}
+
+/// A `UnicodeDecodeError` whose object is element `index`'s bytes up to the end of its
+/// first invalid sequence, and whose reason names the element.
+fn unicode_error(py: Python<'_>, index: usize, bytes: &[u8]) -> PyErr {
+    let (start, end, what) = match std::str::from_utf8(bytes) {
+        Ok(_) => (0, bytes.len(), "invalid data"),
+        Err(error) => {
+            let start = error.valid_up_to();
+            match error.error_len() {
+                None => (start, bytes.len(), "unexpected end of data"),
+                Some(len) if is_start_byte(bytes[start]) => {
+                    (start, start + len, "invalid continuation byte")
+                }
+                Some(len) => (start, start + len, "invalid start byte"),
+            }
+        }
+    };
+    let reason = format!("{what} in element {index} of the Arrow array");
+    let reason = CString::new(reason).expect("no NUL in the message");
+    match PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason) {
+        Ok(exc) => PyErr::from_value(exc.into_any()),
+        Err(err) => err,
+    }
+}
+
+/// Whether `byte` can start a multi-byte UTF-8 sequence.
+fn is_start_byte(byte: u8) -> bool {
+    (0xC2..=0xF4).contains(&byte)
+}
+
+// ---------------------------------------------------------------------------- capsules
+
+/// Moves `value` into a new capsule named `name`, which frees it when it dies.
+fn into_capsule<'py, T: CapsuleStruct>(
+    py: Python<'py>,
+    value: T,
+    name: &'static CStr,
+) -> PyResult<Bound<'py, PyCapsule>> {
+    let raw = Box::into_raw(Box::new(value));
+    // SAFETY: `raw` is a live heap allocation that the capsule owns from now on; its
+    // destructor (`drop_capsule::<T>`) turns it back into the box exactly once.
+    let capsule = unsafe {
+        PyCapsule::new_with_pointer_and_destructor(
+            py,
+            NonNull::new_unchecked(raw.cast()),
+            name,
+            Some(drop_capsule::<T>),
+        )
+    };
+    if capsule.is_err() {
+        // SAFETY: the capsule was not made, so `raw` is still ours alone.
+        drop(unsafe { Box::from_raw(raw) });
+    }
+    capsule
+}
+
+/// The C structs that travel in capsules; dropping one releases it unless a consumer
+/// moved it out (which leaves its `release` null).
+trait CapsuleStruct: Sized + 'static {}
+impl CapsuleStruct for ArrowSchema {}
+impl CapsuleStruct for ArrowArray {}
+
+/// Capsule destructor: frees the struct, releasing it only if no consumer moved it out,
+/// as the PyCapsule interface asks.
+unsafe extern "C" fn drop_capsule<T: CapsuleStruct>(capsule: *mut pyffi::PyObject) {
+    // The capsule's current name, so that a consumer that renamed it still frees it.
+    // SAFETY: CPython passes the dying capsule, made by `into_capsule::<T>`.
+    let pointer = unsafe {
+        let name = pyffi::PyCapsule_GetName(capsule);
+        pyffi::PyCapsule_GetPointer(capsule, name)
+    };
+    if pointer.is_null() {
+        // SAFETY: called with the GIL held, and GetPointer set the exception.
+        unsafe { pyffi::PyErr_WriteUnraisable(capsule) };
+        return;
+    }
+    // SAFETY: the pointer came from `Box::into_raw` in `into_capsule::<T>`, and a capsule
+    // is destroyed once.
+    let value = unsafe { Box::from_raw(pointer.cast::<T>()) };
+    // The release callback is the producer's code (ours); a panic must not reach C.
+    if catch_unwind(AssertUnwindSafe(move || drop(value))).is_err() {
+        // SAFETY: the GIL is held; the message is a NUL-terminated literal.
+        unsafe {
+            pyffi::PyErr_SetString(
+                pyffi::PyExc_RuntimeError,
+                c"internal error in stringdtype while releasing an Arrow struct".as_ptr(),
+            );
+            pyffi::PyErr_WriteUnraisable(capsule);
+        }
+    }
+}
+
+/// Moves the struct out of a capsule named `name`, marking the capsule's copy released.
+///
+/// # Safety
+/// A capsule with this name must hold a `T` as the PyCapsule interface defines it.
+unsafe fn take_from_capsule<T>(
+    capsule: &Bound<'_, PyAny>,
+    name: &CStr,
+    take: unsafe fn(*mut T) -> T,
+) -> PyResult<T> {
+    let capsule = capsule.cast::<PyCapsule>().map_err(|_| {
+        PyTypeError::new_err(format!(
+            "expected a PyCapsule named {name:?}, got {}",
+            capsule
+                .get_type()
+                .name()
+                .map_or("?".into(), |n| n.to_string())
+        ))
+    })?;
+    let pointer = capsule.pointer_checked(Some(name))?;
+    // SAFETY: by the caller's contract the capsule holds a `T`; `take` moves it out.
+    Ok(unsafe { take(pointer.as_ptr().cast()) })
+}
+
+// ------------------------------------------------------------------------------ export
+
+/// An Arrow `string_view` array exported from a StringDType array, for any consumer of
+/// the Arrow PyCapsule interface (`pa.array(x)`, `pl.Series(x)`, ...).
+#[pyclass(module = "stringdtype._core", name = "ArrowStringViewArray", frozen)]
+pub struct ArrowStringViewArray {
+    array: SharedArray,
+}
+
+#[pymethods]
+impl ArrowStringViewArray {
+    fn __len__(&self) -> usize {
+        self.array.len()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "ArrowStringViewArray(length={}, null_count={}, type=string_view)",
+            self.array.len(),
+            self.null_count()
+        )
+    }
+
+    /// Number of null (missing) elements.
+    #[getter]
+    fn null_count(&self) -> usize {
+        self.array.null_count().unwrap_or(0)
+    }
+
+    /// The type, `string_view`, as an `arrow_schema` capsule.
+    fn __arrow_c_schema__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyCapsule>> {
+        into_capsule(py, export_schema(), SCHEMA_CAPSULE)
+    }
+
+    /// The data as `(arrow_schema, arrow_array)` capsules. Each call hands out a new
+    /// array over the same buffers. The data is always `string_view`: a
+    /// `requested_schema` is a best-effort hint in the interface and is not followed.
+    #[pyo3(signature = (requested_schema=None))]
+    fn __arrow_c_array__<'py>(
+        &self,
+        py: Python<'py>,
+        requested_schema: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<(Bound<'py, PyCapsule>, Bound<'py, PyCapsule>)> {
+        let _ = requested_schema;
+        let schema = into_capsule(py, export_schema(), SCHEMA_CAPSULE)?;
+        let array = into_capsule(py, self.array.to_array(), ARRAY_CAPSULE)?;
+        Ok((schema, array))
+    }
+}
+
+/// A raw pointer that crosses into code running without the GIL.
+struct SendPtr<T>(*mut T);
+
+// SAFETY: the pointers wrapped are an array's data, kept alive by a reference the caller
+// holds across the GIL-free section, and used by that one section only.
+unsafe impl<T> Send for SendPtr<T> {}
+
+/// The elements of a strided N-D array in C order.
+struct StridedViews {
+    data: SendPtr<u8>,
+    shape: Vec<usize>,
+    strides: Vec<isize>,
+    index: Vec<usize>,
+    offset: isize,
+    remaining: usize,
+}
+
+impl Iterator for StridedViews {
+    type Item = View;
+
+    fn next(&mut self) -> Option<View> {
+        if self.remaining == 0 {
+            return None;
+        }
+        // SAFETY: `index` stays inside `shape`, so `offset` addresses an element of the
+        // array, which the caller keeps alive.
+        let view = unsafe { descr::read_view(self.data.0.offset(self.offset)) };
+        self.remaining -= 1;
+        for axis in (0..self.shape.len()).rev() {
+            self.index[axis] += 1;
+            self.offset += self.strides[axis];
+            if self.index[axis] < self.shape[axis] {
+                break;
+            }
+            self.offset -= self.strides[axis] * self.shape[axis] as isize;
+            self.index[axis] = 0;
+        }
+        Some(view)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
+}
+
+impl ExactSizeIterator for StridedViews {}
+
+/// The descriptor of `array` if it is a NumPy array of this package's StringDType.
+fn string_array(array: &Bound<'_, PyAny>) -> PyResult<*mut PyArray_Descr> {
+    // SAFETY: `array` is live; array table entry 2 is `PyArray_Type`.
+    let is_ndarray =
+        unsafe { pyffi::PyObject_TypeCheck(array.as_ptr(), array_entry(2).cast()) != 0 };
+    if is_ndarray {
+        // SAFETY: `array` is an ndarray, so it starts with PyArrayObject_fields.
+        let descr = unsafe { crate::ffi::array_descr(array.as_ptr().cast()) };
+        // SAFETY: an array's descriptor is live while the array is.
+        if unsafe { dtype::is_string_descr(descr) } {
+            return Ok(descr);
+        }
+        return Err(PyTypeError::new_err(format!(
+            "to_arrow expects an array of stringdtype.StringDType, got dtype {}",
+            array.getattr("dtype")?.repr()?
+        )));
+    }
+    Err(PyTypeError::new_err(format!(
+        "to_arrow expects a NumPy array of stringdtype.StringDType, got {}",
+        array.get_type().name()?
+    )))
+}
+
+/// to_arrow(array)
+/// --
+///
+/// Exports ``array`` as an Arrow ``string_view`` array without copying string bytes:
+/// an object that implements the Arrow PyCapsule interface (``__arrow_c_array__``), for
+/// ``pyarrow.array(x)``, ``polars.Series(x)``, ``pandas.Series.from_arrow(x)`` and others.
+/// Missing values become nulls. N-D arrays are raveled in C order. Later writes to
+/// ``array`` do not change what was exported.
+#[pyfunction]
+pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStringViewArray> {
+    let descr = string_array(array)?;
+    // SAFETY: `array` is an ndarray (checked), alive for this call.
+    let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
+    let ndim = fields.nd as usize;
+    let (shape, strides) = if ndim == 0 {
+        // A 0-d array's dimension and stride pointers may be null.
+        (Vec::new(), Vec::new())
+    } else {
+        // SAFETY: an ndarray's dimensions and strides hold `nd` entries each.
+        unsafe {
+            (
+                std::slice::from_raw_parts(fields.dimensions, ndim).to_vec(),
+                std::slice::from_raw_parts(fields.strides, ndim).to_vec(),
+            )
+        }
+    };
+    let shape: Vec<usize> = shape.into_iter().map(|d| d as usize).collect();
+    let length: usize = shape.iter().product();
+    let contiguous = fields.flags & NPY_ARRAY_C_CONTIGUOUS != 0
+        && fields.flags & NPY_ARRAY_ALIGNED != 0
+        && (fields.data as usize) % std::mem::align_of::<View>() == 0;
+    let data = SendPtr(fields.data.cast::<u8>());
+    // SAFETY: the descriptor is ours and lives as long as `array`, which outlives the call.
+    let state = unsafe { descr::state(descr) };
+    let exported = py.detach(move || {
+        let data = data;
+        let mut arena = lock(&state.arena);
+        if contiguous || length == 0 {
+            let views: &[View] = if length == 0 {
+                &[]
+            } else {
+                // SAFETY: a C-contiguous, aligned array holds `length` elements of 16
+                // bytes from `data`; the arena lock keeps loops from writing them.
+                unsafe { std::slice::from_raw_parts(data.0.cast::<View>(), length) }
+            };
+            export_views(views.iter().copied(), &mut arena)
+        } else {
+            let views = StridedViews {
+                data,
+                index: vec![0; shape.len()],
+                shape,
+                strides,
+                offset: 0,
+                remaining: length,
+            };
+            export_views(views, &mut arena)
+        }
+    });
+    let exported = exported.map_err(|err| to_py(py, err))?;
+    let array = SharedArray::new(exported).map_err(|err| to_py(py, err))?;
+    Ok(ArrowStringViewArray { array })
+}
+
+// ------------------------------------------------------------------------------ import
+
+/// Where `from_arrow` reads from.
+enum Source {
+    Array(ArrowSchema, ArrowArray),
+    Stream(ArrowArrayStream),
+}
+
+fn take_source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
+    if obj.hasattr("__arrow_c_array__")? {
+        let pair = obj.call_method0("__arrow_c_array__")?;
+        let (schema, array): (Bound<'_, PyAny>, Bound<'_, PyAny>) = pair.extract()?;
+        // SAFETY: capsules with these names hold an ArrowSchema and an ArrowArray.
+        let schema = unsafe { take_from_capsule(&schema, SCHEMA_CAPSULE, ArrowSchema::from_raw)? };
+        // SAFETY: as above.
+        let array = unsafe { take_from_capsule(&array, ARRAY_CAPSULE, ArrowArray::from_raw)? };
+        return Ok(Source::Array(schema, array));
+    }
+    if obj.hasattr("__arrow_c_stream__")? {
+        let capsule = obj.call_method0("__arrow_c_stream__")?;
+        // SAFETY: a capsule with this name holds an ArrowArrayStream.
+        let stream =
+            unsafe { take_from_capsule(&capsule, STREAM_CAPSULE, ArrowArrayStream::from_raw)? };
+        return Ok(Source::Stream(stream));
+    }
+    Err(PyTypeError::new_err(format!(
+        "from_arrow expects an object with __arrow_c_array__ or __arrow_c_stream__ \
+         (a pyarrow Array or ChunkedArray, a polars Series, ...), got {}",
+        obj.get_type().name()?
+    )))
+}
+
+/// A new, empty 1-D array of `n` elements that owns `descr`, and its elements.
+fn new_array<'py>(
+    py: Python<'py>,
+    descr: &Bound<'py, PyAny>,
+    n: usize,
+) -> PyResult<(Bound<'py, PyAny>, SendPtr<View>)> {
+    let array = py.import("numpy")?.call_method1("empty", (n, descr))?;
+    // SAFETY: `np.empty` returns an ndarray.
+    let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
+    let data = fields.data.cast::<View>();
+    // `descr` is fresh and unowned, so `finalize_descr` gives it to this array; its arena
+    // is then the array's, which `install` relies on.
+    if fields.descr != descr.as_ptr().cast() || (data as usize) % std::mem::align_of::<View>() != 0
+    {
+        return Err(PyRuntimeError::new_err(
+            "internal error in stringdtype: from_arrow's array did not get its descriptor",
+        ));
+    }
+    Ok((array, SendPtr(data)))
+}
+
+/// Makes `arena`, which holds the strings of `array`'s elements, the array's arena.
+fn install(descr: &Bound<'_, PyAny>, arena: Arena) {
+    // SAFETY: `descr` is a live StringDType descriptor (made by `from_arrow`).
+    let state = unsafe { descr::state(descr.as_ptr().cast()) };
+    // The array is new and its elements were all empty, so nothing points into the
+    // arena being replaced.
+    let previous = std::mem::replace(&mut *lock(&state.arena), arena);
+    drop(previous);
+}
+
+fn import_one<'py>(
+    py: Python<'py>,
+    descr: &Bound<'py, PyAny>,
+    schema: ArrowSchema,
+    array: ArrowArray,
+    allow_na: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    check_schema(&schema).map_err(|err| to_py(py, err))?;
+    let length = usize::try_from(array.len())
+        .ok()
+        .filter(|&n| n <= isize::MAX as usize / 16);
+    let Some(length) = length else {
+        // The import names what is wrong with the length before allocating.
+        let err = import_array_into(schema, array, &mut [], &mut Arena::new(), allow_na);
+        return Err(to_py(py, err.expect_err("a bad length is an error")));
+    };
+    let (out, data) = new_array(py, descr, length)?;
+    let imported = py.detach(move || {
+        let data = data;
+        let views: &mut [View] = if length == 0 {
+            &mut []
+        } else {
+            // SAFETY: the new array holds `length` aligned elements at `data`, kept alive
+            // by `out`, and nothing else references them yet.
+            unsafe { std::slice::from_raw_parts_mut(data.0, length) }
+        };
+        let mut arena = Arena::new();
+        match import_array_into(schema, array, views, &mut arena, allow_na) {
+            Ok(()) => Ok(arena),
+            Err(err) => {
+                // The views may point into `arena`, which is dropped: empty them so that
+                // the array dies as an array of empty strings.
+                views.fill(View::EMPTY);
+                Err(err)
+            }
+        }
+    });
+    install(descr, imported.map_err(|err| to_py(py, err))?);
+    Ok(out)
+}
+
+fn import_stream<'py>(
+    py: Python<'py>,
+    descr: &Bound<'py, PyAny>,
+    stream: ArrowArrayStream,
+    allow_na: bool,
+) -> PyResult<Bound<'py, PyAny>> {
+    // The stream's callbacks may run the producer's code: they take the GIL if they need
+    // it, as the C Stream Interface lets them be called from any thread.
+    let imported = py.detach(move || {
+        let reader = ArrowStreamReader::new(stream)?;
+        let mut arena = Arena::new();
+        let views = reader.read_all(&mut arena, allow_na)?;
+        Ok((views, arena))
+    });
+    let (views, arena) = imported.map_err(|err| to_py(py, err))?;
+    let (out, data) = new_array(py, descr, views.len())?;
+    if !views.is_empty() {
+        // SAFETY: the new array holds `views.len()` aligned elements at `data`, kept
+        // alive by `out`; `views` is a separate allocation.
+        unsafe { std::ptr::copy_nonoverlapping(views.as_ptr(), data.0, views.len()) };
+    }
+    install(descr, arena);
+    Ok(out)
+}
+
+/// The `na_object` (if given) and `coerce` options of `from_arrow`.
+fn parse_options<'py>(
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<(Option<Bound<'py, PyAny>>, bool)> {
+    let mut na = None;
+    let mut coerce = true;
+    for (key, value) in options.into_iter().flat_map(|o| o.iter()) {
+        match key.extract::<&str>()? {
+            "na_object" => na = Some(value),
+            "coerce" => coerce = value.is_truthy()?,
+            other => {
+                return Err(PyTypeError::new_err(format!(
+                    "from_arrow() got an unexpected keyword argument '{other}'"
+                )))
+            }
+        }
+    }
+    Ok((na, coerce))
+}
+
+/// from_arrow(obj, *, na_object=<unset>, coerce=True)
+/// --
+///
+/// Imports an Arrow ``string``, ``large_string`` or ``string_view`` array, or a
+/// dictionary of one of them, from any object with ``__arrow_c_array__`` or
+/// ``__arrow_c_stream__`` (pyarrow Array and ChunkedArray, polars Series, pandas Series,
+/// ``to_arrow``'s result) into a new 1-D array of ``StringDType(na_object=...,
+/// coerce=...)``. String bytes are copied once, without Python objects. Nulls become
+/// ``na_object``; without one they are a ``ValueError``. Invalid UTF-8 raises
+/// ``UnicodeDecodeError``, a type other than strings ``TypeError``.
+#[pyfunction]
+#[pyo3(
+    signature = (obj, **options),
+    text_signature = "(obj, *, na_object=..., coerce=True)"
+)]
+pub fn from_arrow<'py>(
+    py: Python<'py>,
+    obj: &Bound<'py, PyAny>,
+    options: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let (na, coerce) = parse_options(options)?;
+    let descr = descr::new_descr(py, na.as_ref(), coerce)?;
+    // SAFETY: `new_descr` returns a new reference.
+    let descr = unsafe { Bound::from_owned_ptr(py, descr.cast()) };
+    let allow_na = na.is_some();
+    match take_source(obj)? {
+        Source::Array(schema, array) => import_one(py, &descr, schema, array, allow_na),
+        Source::Stream(stream) => import_stream(py, &descr, stream, allow_na),
+    }
+}
