@@ -329,36 +329,48 @@ unsafe extern "C" fn is_known_scalar_type(
     }
 }
 
-/// Orders two elements of one array as NumPy's StringDType does: by code points (UTF-8
-/// bytes); NaN-like missing values last; string missing values as that string; any other
-/// missing value is an error.
+/// The order of two elements of one array (the `compare` slot, argmax, argmin).
 pub fn compare_elements(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResult<Ordering> {
+    compare_with_na(na, &a, arena, &b, arena)
+}
+
+/// The order of two elements as NumPy 2.4's StringDType decides it, with the missing-value
+/// rule `na` (the first operand's): a NaN-like missing value is greater than anything,
+/// itself included, when it is `a` (so `argmax` finds the last one, as NumPy does); a
+/// string one, or any missing value under a descriptor without `na_object`, compares as
+/// that string (the empty string); any other one is an error.
+pub fn compare_with_na(
+    na: &NaKind,
+    a: &View,
+    arena_a: &Arena,
+    b: &View,
+    arena_b: &Arena,
+) -> PyResult<Ordering> {
     if a.is_na() || b.is_na() {
-        match na {
-            NaKind::NanLike | NaKind::Unset => {
-                return Ok(a.is_na().cmp(&b.is_na()));
-            }
+        let default: &[u8] = match na {
+            NaKind::NanLike if a.is_na() => return Ok(Ordering::Greater),
+            NaKind::NanLike => return Ok(Ordering::Less),
             NaKind::Other => {
                 return Err(PyValueError::new_err(
                     "Cannot compare null that is not a nan-like value",
                 ))
             }
-            NaKind::String(default) => {
-                let left = if a.is_na() {
-                    default
-                } else {
-                    arena.get(&a).py()?
-                };
-                let right = if b.is_na() {
-                    default
-                } else {
-                    arena.get(&b).py()?
-                };
-                return Ok(left.cmp(right));
-            }
-        }
+            NaKind::String(default) => default,
+            NaKind::Unset => b"",
+        };
+        let x = if a.is_na() {
+            default
+        } else {
+            arena_a.get(a).py()?
+        };
+        let y = if b.is_na() {
+            default
+        } else {
+            arena_b.get(b).py()?
+        };
+        return Ok(x.cmp(y));
     }
-    kernels::compare_views(&a, &b, || arena.get(&a).py(), || arena.get(&b).py())
+    kernels::compare_views(a, b, || arena_a.get(a).py(), || arena_b.get(b).py())
 }
 
 unsafe extern "C" fn compare(a: *const u8, b: *const u8, array: *mut c_void) -> c_int {

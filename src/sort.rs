@@ -18,6 +18,16 @@ use crate::dtype::compare_elements;
 use crate::error::loop_guard;
 use crate::ffi::{array_descr, npy_intp};
 
+/// NumPy's element order, made a total order: two NaN-like missing values are equal
+/// (NumPy's `compare` calls the first one greater, which a sort must not see).
+#[inline]
+fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> PyResult<Ordering> {
+    if a.is_na() && b.is_na() {
+        return Ok(Ordering::Equal);
+    }
+    compare_elements(arena, &state.na, *a, *b)
+}
+
 /// Sorts `items` by their views with `order`; the first comparison error, if any, is
 /// returned after the (then meaningless) sort.
 fn sort_by_view<T>(
@@ -35,7 +45,7 @@ fn sort_by_view<T>(
         }
     }
     let mut error = None;
-    let mut compare = |x: &T, y: &T| match compare_elements(arena, &state.na, *view(x), *view(y)) {
+    let mut compare = |x: &T, y: &T| match consistent_order(arena, state, view(x), view(y)) {
         Ok(ordering) => ordering,
         Err(err) => {
             error.get_or_insert(err);

@@ -14,6 +14,7 @@ use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
 use super::{effective_na, na_error, operand, write_output, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
+use crate::dtype::compare_with_na;
 use crate::error::CoreResultExt;
 
 pub fn loops() -> Vec<LoopDef> {
@@ -74,14 +75,6 @@ fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Orderin
     kernels::compare_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
 }
 
-/// The bytes of a string, or nothing for a missing value.
-fn text_or_empty<'a>(view: &'a View, arena: &'a Arena) -> PyResult<&'a [u8]> {
-    if view.is_na() {
-        return Ok(b"");
-    }
-    arena.get(view).py()
-}
-
 ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
     // SAFETY: operands 0 and 1 are StringDType operands.
     let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
@@ -98,20 +91,24 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
                 NE => !equal(a, arena_a, b, arena_b)?,
                 _ => ordered::<OP>(order(a, arena_a, b, arena_b)?),
             }
-        } else if matches!(OP, EQ | NE) && *na == NaKind::NanLike {
-            // NaN-like missing values equal nothing.
-            OP == NE
-        } else if matches!(OP, EQ | NE) && !matches!(na, NaKind::String(_)) {
-            // Any other missing value compares as the empty string, as in NumPy.
-            (text_or_empty(&a, arena_a)? == text_or_empty(&b, arena_b)?) == (OP == EQ)
         } else {
-            match (operand(&a, arena_a, na, true, || na_error(&message))?, operand(&b, arena_b, na, true, || na_error(&message))?) {
-                (Some(x), Some(y)) => match OP {
-                    EQ => x == y,
-                    NE => x != y,
-                    _ => ordered::<OP>(x.cmp(y)),
-                },
-                _ => false,
+            match na {
+                // NaN-like missing values compare false with everything, for every operator.
+                NaKind::NanLike => false,
+                NaKind::Other if !matches!(OP, EQ | NE) => return Err(na_error(&message)),
+                // Otherwise a missing value is its string, or the empty string (as NumPy
+                // 2.4 does for == and != with a missing value that is not a string).
+                _ => {
+                    let na = if *na == NaKind::Other { &NaKind::Unset } else { na };
+                    let error = || na_error(&message);
+                    let x = operand(&a, arena_a, na, false, error)?.unwrap_or_default();
+                    let y = operand(&b, arena_b, na, false, error)?.unwrap_or_default();
+                    match OP {
+                        EQ => x == y,
+                        NE => x != y,
+                        _ => ordered::<OP>(x.cmp(y)),
+                    }
+                }
             }
         };
         // SAFETY: element i of the bool output.
@@ -135,25 +132,25 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
-    let message = "Cannot compare null that is not a nan-like value";
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input.
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        let missing = {
+        // NumPy copies the chosen element, a missing one included (a NaN-like missing
+        // value counts as the greatest, see `compare_with_na`).
+        let pick = {
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            match (operand(&a, arena_a, na, true, || na_error(message))?, operand(&b, arena_b, na, true, || na_error(message))?) {
-                (Some(x), Some(y)) => {
-                    let pick = if (x >= y) == MAX { x } else { y };
-                    scratch.clear();
-                    scratch.extend_from_slice(pick);
-                    false
-                }
-                _ => true,
+            let ordering = compare_with_na(na, &a, arena_a, &b, arena_b)?;
+            let (pick, arena) = if ordering.is_lt() != MAX { (a, arena_a) } else { (b, arena_b) };
+            if !pick.is_na() {
+                scratch.clear();
+                scratch.extend_from_slice(arena.get(&pick).py()?);
             }
+            pick
         };
+        let result = (!pick.is_na()).then_some(&scratch[..]);
         // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { write_output(locks.get_mut(2), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+        unsafe { write_output(locks.get_mut(2), args.at(2, i), result) }?;
     }
     Ok(())
 });

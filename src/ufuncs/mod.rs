@@ -445,13 +445,10 @@ impl Args {
 }
 
 /// The missing-value rule of an operation over several string operands: the first
-/// operand that has an `na_object` decides (its descriptor's NaKind).
+/// operand's, as in NumPy 2.4 (a missing value of another operand then follows it; under
+/// a first operand without `na_object` it acts as the empty string).
 pub fn effective_na<'a>(states: &[&'a DescrState]) -> &'a NaKind {
-    states
-        .iter()
-        .map(|s| &s.na)
-        .find(|na| **na != NaKind::Unset)
-        .unwrap_or(&NaKind::Unset)
+    &states[0].na
 }
 
 /// An error for an operation on a missing value that is not NaN-like or a string.
@@ -500,6 +497,8 @@ pub fn operand<'a>(
     }
     match na {
         NaKind::String(default) => Ok(Some(default)),
+        // A missing value of another operand, under a first operand without one.
+        NaKind::Unset => Ok(Some(b"")),
         NaKind::NanLike if nan_propagates => Ok(None),
         _ => Err(error()),
     }
