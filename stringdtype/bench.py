@@ -146,7 +146,9 @@ class Inputs:
     arrow: Any = None  # pa.string() array of the strings
     arrow_view: Any = None  # pa.string_view() array of the strings
     series: Any = None  # polars Series of the strings
+    encoded: Any = None  # the strings as UTF-8, an ``S`` array (for decode)
     a: Any = None
+
     b: Any = None
     dtype: Any = None
 
@@ -165,6 +167,7 @@ def make_inputs(spec: DatasetSpec, strings: list[str]) -> Inputs:
         arrow=pa.array(strings, type=pa.string()) if pa else None,
         arrow_view=pa.array(strings, type=pa.string_view()) if pa else None,
         series=pl.Series(strings, dtype=pl.String) if pl else None,
+        encoded=np.array([s.encode() for s in strings], dtype="S"),
     )
 
 
@@ -395,6 +398,66 @@ OPS: dict[str, dict[str, Op]] = {
         pyarrow=lambda d: pc.utf8_lower(d.a),
         polars=lambda d: d.a.str.to_lowercase(),
     ),
+    "swapcase": strings_row(
+        "swapcase", stringdtype=_sd_strings("swapcase"), pyarrow=lambda d: pc.utf8_swapcase(d.a)
+    ),
+    "capitalize": strings_row(
+        "capitalize",
+        stringdtype=_sd_strings("capitalize"),
+        pyarrow=lambda d: pc.utf8_capitalize(d.a),
+    ),
+    "title": strings_row(
+        "title", stringdtype=_sd_strings("title"), pyarrow=lambda d: pc.utf8_title(d.a)
+    ),
+    "casefold": row(
+        stringdtype=_sd_strings("casefold"),
+        object=_pymap("casefold"),
+    ),
+    "encode": row(
+        lambda d: np.strings.encode(d.a),
+        stringdtype=lambda d: sd.strings.encode(d.a),
+        object=_pymap("encode"),
+        pyarrow=lambda d: d.a.cast(pa.binary()),
+        polars=lambda d: d.a.cast(pl.Binary),
+    ),
+    "decode": row(
+        lambda d: np.strings.decode(d.encoded),
+        stringdtype=lambda d: sd.strings.decode(d.encoded),
+        pyarrow=lambda d: d.arrow.cast(pa.binary()).cast(pa.string()),
+    ),
+    "isalnum": strings_row("isalnum", result=bool, pyarrow=lambda d: pc.utf8_is_alnum(d.a)),
+    "isdecimal": strings_row("isdecimal", result=bool, pyarrow=lambda d: pc.utf8_is_decimal(d.a)),
+    "isnumeric": strings_row("isnumeric", result=bool, pyarrow=lambda d: pc.utf8_is_numeric(d.a)),
+    "islower": strings_row("islower", result=bool, pyarrow=lambda d: pc.utf8_is_lower(d.a)),
+    "isupper": strings_row("isupper", result=bool, pyarrow=lambda d: pc.utf8_is_upper(d.a)),
+    "istitle": strings_row("istitle", result=bool, pyarrow=lambda d: pc.utf8_is_title(d.a)),
+    "rstrip": strings_row(
+        "rstrip",
+        pyarrow=lambda d: pc.utf8_rtrim_whitespace(d.a),
+        polars=lambda d: d.a.str.strip_chars_end(),
+    ),
+    "strip_chars": strings_row(
+        "strip",
+        "ab ",
+        pyarrow=lambda d: pc.utf8_trim(d.a, "ab "),
+        polars=lambda d: d.a.str.strip_chars("ab "),
+    ),
+    "rfind": strings_row("rfind", "a", result=np.int64),
+    "index": strings_row("index", "", result=np.int64),
+    "rindex": strings_row("rindex", "", result=np.int64),
+    "expandtabs": strings_row("expandtabs", 4),
+    "ljust": row(
+        _width(np.strings.ljust),
+        object=lambda d: _pymap("ljust", d.width)(d),
+        pyarrow=lambda d: pc.utf8_rpad(d.a, d.width),
+        polars=lambda d: d.a.str.pad_end(d.width),
+    ),
+    "rjust": row(
+        _width(np.strings.rjust),
+        object=lambda d: _pymap("rjust", d.width)(d),
+        pyarrow=lambda d: pc.utf8_lpad(d.a, d.width),
+        polars=lambda d: d.a.str.pad_start(d.width),
+    ),
     "center": row(
         _width(np.strings.center),
         object=lambda d: _pymap("center", d.width)(d),
@@ -410,6 +473,10 @@ OPS: dict[str, dict[str, Op]] = {
     "partition": row(
         lambda d: np.strings.partition(d.a, np.array(" ", dtype=d.a.dtype)),
         object=_pymap("partition", " "),
+    ),
+    "rpartition": row(
+        lambda d: np.strings.rpartition(d.a, np.array(" ", dtype=d.a.dtype)),
+        object=_pymap("rpartition", " "),
     ),
     "slice": row(
         lambda d: np.strings.slice(d.a, 2, 8),
@@ -439,6 +506,16 @@ OPS: dict[str, dict[str, Op]] = {
         U=None,  # NumPy has no maximum loop for U
         pyarrow=lambda d: pc.max(d.a),
         polars=lambda d: d.a.max(),
+    ),
+    "min": row(
+        lambda d: np.min(d.a),
+        U=None,  # NumPy has no minimum loop for U
+        pyarrow=lambda d: pc.min(d.a),
+        polars=lambda d: d.a.min(),
+    ),
+    "argmax": row(
+        lambda d: np.argmax(d.a),
+        polars=lambda d: d.a.arg_max(),
     ),
     "to_arrow": row(
         stringdtype=lambda d: pa.array(sd.to_arrow(d.a)),
