@@ -23,7 +23,10 @@ const NA_BIT: u32 = 1 << 31;
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Default)]
 #[repr(C, align(8))]
 pub struct View {
-    bytes: [u8; 16],
+    /// The 16 bytes as two words, in memory order. Methods read them as little-endian
+    /// integers: whole words keep views in registers, where byte fields would make the
+    /// compiler assemble them on the stack and stall the loads that follow.
+    raw: [u64; 2],
 }
 
 /// Where the bytes of a long string live in an [`crate::arena::Arena`].
@@ -35,14 +38,30 @@ pub struct Location {
 
 impl View {
     /// The empty string (all zero bytes).
-    pub const EMPTY: View = View { bytes: [0; 16] };
+    pub const EMPTY: View = View { raw: [0; 2] };
 
     /// The missing value: length field with only the top bit set.
-    pub const NA: View = {
-        let mut bytes = [0u8; 16];
-        bytes[3] = 0x80;
-        View { bytes }
-    };
+    pub const NA: View = View::from_words(NA_BIT as u64, 0);
+
+    /// The view whose bytes `0..8` and `8..16` are the little-endian `low` and `high`.
+    #[inline]
+    const fn from_words(low: u64, high: u64) -> View {
+        View {
+            raw: [low.to_le(), high.to_le()],
+        }
+    }
+
+    /// Bytes `0..8` (length and prefix) as a little-endian integer.
+    #[inline]
+    fn low(self) -> u64 {
+        u64::from_le(self.raw[0])
+    }
+
+    /// Bytes `8..16` (inline data, or chunk and offset) as a little-endian integer.
+    #[inline]
+    fn high(self) -> u64 {
+        u64::from_le(self.raw[1])
+    }
 
     /// A view holding `data` inline, or `None` when it is longer than 12 bytes.
     #[inline]
@@ -77,43 +96,40 @@ impl View {
         if len > MAX_STRING_LEN {
             return Err(Error::StringTooLong(len));
         }
-        let mut bytes = [0u8; 16];
-        bytes[..4].copy_from_slice(&(len as u32).to_le_bytes());
-        bytes[4..8].copy_from_slice(&prefix);
-        bytes[8..12].copy_from_slice(&location.chunk.to_le_bytes());
-        bytes[12..16].copy_from_slice(&location.offset.to_le_bytes());
-        Ok(View { bytes })
+        let low = len as u64 | (u64::from(u32::from_le_bytes(prefix)) << 32);
+        let high = u64::from(location.chunk) | (u64::from(location.offset) << 32);
+        Ok(View::from_words(low, high))
     }
 
     /// Reinterprets 16 raw bytes (for example an element of a NumPy array).
     #[inline]
     pub const fn from_bytes(bytes: [u8; 16]) -> View {
-        View { bytes }
+        let value = u128::from_le_bytes(bytes);
+        View::from_words(value as u64, (value >> 64) as u64)
     }
 
     /// The view as it is stored.
     #[inline]
     pub const fn to_bytes(self) -> [u8; 16] {
-        self.bytes
+        let value = u64::from_le(self.raw[0]) as u128 | ((u64::from_le(self.raw[1]) as u128) << 64);
+        value.to_le_bytes()
     }
 
     /// The whole view as one integer, for comparisons that decide from the view alone.
     #[inline]
     pub fn as_u128(self) -> u128 {
-        u128::from_le_bytes(self.bytes)
+        u128::from(self.low()) | (u128::from(self.high()) << 64)
     }
 
     /// The view whose 16 bytes are `value`, little-endian (the inverse of `as_u128`).
     #[inline]
     pub(crate) fn from_u128(value: u128) -> View {
-        View {
-            bytes: value.to_le_bytes(),
-        }
+        View::from_words(value as u64, (value >> 64) as u64)
     }
 
     #[inline]
     fn len_field(self) -> u32 {
-        u32::from_le_bytes([self.bytes[0], self.bytes[1], self.bytes[2], self.bytes[3]])
+        self.low() as u32
     }
 
     /// Whether this element is the missing value.
@@ -148,19 +164,22 @@ impl View {
     #[inline]
     pub fn inline_bytes(&self) -> Option<&[u8]> {
         let len = self.len();
-        (len <= MAX_INLINE_LEN).then(|| &self.bytes[4..4 + len])
+        // SAFETY: a view is 16 initialised bytes in memory order, and `4 + len <= 16`.
+        (len <= MAX_INLINE_LEN).then(|| unsafe {
+            std::slice::from_raw_parts((self as *const View).cast::<u8>().add(4), len)
+        })
     }
 
     /// The first four bytes of the string, zero padded.
     #[inline]
     pub fn prefix(self) -> [u8; 4] {
-        [self.bytes[4], self.bytes[5], self.bytes[6], self.bytes[7]]
+        ((self.low() >> 32) as u32).to_le_bytes()
     }
 
     /// Length and prefix as one integer: the first eight bytes of the view.
     #[inline]
     pub fn len_and_prefix(self) -> u64 {
-        u64::from_le_bytes(self.bytes[..8].try_into().expect("8 bytes"))
+        self.low()
     }
 
     /// Where a long string's bytes live; `None` for inline strings and missing values.
@@ -169,17 +188,9 @@ impl View {
         if self.is_inline() {
             return None;
         }
-        let word = |i: usize| {
-            u32::from_le_bytes([
-                self.bytes[i],
-                self.bytes[i + 1],
-                self.bytes[i + 2],
-                self.bytes[i + 3],
-            ])
-        };
         Some(Location {
-            chunk: word(8),
-            offset: word(12),
+            chunk: self.high() as u32,
+            offset: (self.high() >> 32) as u32,
         })
     }
 }
