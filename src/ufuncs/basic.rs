@@ -14,7 +14,7 @@ use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
 use super::{effective_na, na_error, operand, write_output, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
-use crate::dtype::compare_with_na;
+use crate::dtype::{compare_with_na, replace_element};
 use crate::error::CoreResultExt;
 
 pub fn loops() -> Vec<LoopDef> {
@@ -160,39 +160,37 @@ ufunc_loop!(add_loop, 3, |args| {
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let error = || na_error("Cannot add null that is not a nan-like value");
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input.
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        let missing = {
-            let message = "Cannot add null that is not a nan-like value";
-            let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            match (
-                operand(&a, arena_a, na, true, || na_error(message))?,
-                operand(&b, arena_b, na, true, || na_error(message))?,
-            ) {
-                (Some(x), Some(y)) => {
-                    if x.len() + y.len() > MAX_STRING_LEN {
-                        return Err(PyOverflowError::new_err(
-                            "Overflow encountered in string add",
-                        ));
+        let view = match View::concat_inline(a, b) {
+            // Short results come from the two views alone.
+            Some(view) => view,
+            None => {
+                let (arena_a, arena_b) = (locks.get(0), locks.get(1));
+                match (
+                    operand(&a, arena_a, na, true, error)?,
+                    operand(&b, arena_b, na, true, error)?,
+                ) {
+                    (Some(x), Some(y)) => {
+                        if x.len() + y.len() > MAX_STRING_LEN {
+                            return Err(PyOverflowError::new_err(
+                                "Overflow encountered in string add",
+                            ));
+                        }
+                        scratch.clear();
+                        scratch.extend_from_slice(x);
+                        scratch.extend_from_slice(y);
+                        locks.get_mut(2).store(&scratch).py()?
                     }
-                    scratch.clear();
-                    scratch.extend_from_slice(x);
-                    scratch.extend_from_slice(y);
-                    false
+                    _ => View::NA,
                 }
-                _ => true,
             }
         };
         // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe {
-            write_output(
-                locks.get_mut(2),
-                args.at(2, i),
-                (!missing).then_some(&scratch[..]),
-            )
-        }?;
+        unsafe { replace_element(locks.get_mut(2), args.at(2, i), view) };
     }
     Ok(())
 });

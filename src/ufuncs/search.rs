@@ -10,7 +10,7 @@ use stringdtype_core::kernels::{self, Needle};
 
 use super::{effective_na, operand, read_i64, Args, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::read_view;
+use crate::descr::{read_view, NaKind};
 use crate::unicode::{tables, PythonTables};
 
 const T: Dt = Dt::Ours;
@@ -200,6 +200,9 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
             "'{name}' not supported for null values that are not nan-like or strings."
         ))
     };
+    if !END && startswith_from_views(&args, &error)? {
+        return Ok(());
+    }
     let matches = |_, s: &[u8], _: Option<&Needle<'_>>, affix: &[u8], start, end| {
         Ok(if END {
             kernels::endswith(s, affix, start, end)
@@ -211,3 +214,47 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
     let write = |i, value: bool| unsafe { *args.at(4, i) = value as u8 };
     for_each_search(&args, Some(false), error, matches, write)
 });
+
+/// `startswith` of one prefix of at most four bytes, over whole strings (the common
+/// `np.strings.startswith(a, "ab")`): decided from each view's length and 4-byte prefix,
+/// without touching an arena. Returns false, having written nothing, when the call is
+/// not of that kind.
+fn startswith_from_views(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+    if args.n < 2 || args.strides[1..4].iter().any(|&stride| stride != 0) {
+        return Ok(false);
+    }
+    // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
+    let (prefix, start, end) = unsafe {
+        (
+            read_view(args.at(1, 0)),
+            read_i64(args, 2, 0),
+            read_i64(args, 3, 0),
+        )
+    };
+    let whole = start == 0 && end >= i64::from(u32::MAX);
+    if !whole || prefix.is_na() || prefix.len() > 4 {
+        return Ok(false);
+    }
+    let wanted = prefix.prefix();
+    let len = prefix.len();
+    let mask = u32::MAX.checked_shr(32 - 8 * len as u32).unwrap_or(0);
+    let wanted_bits = u32::from_le_bytes(wanted) & mask;
+    // SAFETY: operand 0 is a StringDType operand.
+    let na = &unsafe { args.state(0) }.na;
+    for i in 0..args.n {
+        // SAFETY: element i of the string operand and of the bool output.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let result = if view.is_na() {
+            match na {
+                NaKind::NanLike => false,
+                NaKind::String(default) => default.starts_with(&wanted[..len]),
+                _ => return Err(error()),
+            }
+        } else {
+            view.len() >= len && u32::from_le_bytes(view.prefix()) & mask == wanted_bits
+        };
+        // SAFETY: as above.
+        unsafe { *args.at(4, i) = result as u8 };
+    }
+    Ok(true)
+}

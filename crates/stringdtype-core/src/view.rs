@@ -88,6 +88,20 @@ impl View {
         Some(View::from_u128((payload << 32) | len as u128))
     }
 
+    /// The concatenation of two strings that fits inline, built from the two views
+    /// alone; `None` when either is missing or long, or the result does not fit.
+    #[inline]
+    pub fn concat_inline(a: View, b: View) -> Option<View> {
+        let (la, lb) = (a.low() as u32, b.low() as u32);
+        // The missing bit makes a length field too large to pass this test.
+        if la as usize + lb as usize > MAX_INLINE_LEN {
+            return None;
+        }
+        let payload = |v: View| v.as_u128() >> 32;
+        let data = payload(a) | (payload(b) << (8 * la));
+        Some(View::from_u128((data << 32) | u128::from(la + lb)))
+    }
+
     /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
     /// `location`. Errors when `len` is over [`MAX_STRING_LEN`].
     #[inline]
@@ -210,6 +224,27 @@ impl std::fmt::Debug for View {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_concatenation_matches_bytes() {
+        let texts = ["", "a", "abcd", "abcdefgh", "exactly12byt", "é", "\0"];
+        for x in texts {
+            for y in texts {
+                let (a, b) = (
+                    View::try_inline(x.as_bytes()),
+                    View::try_inline(y.as_bytes()),
+                );
+                let joined = format!("{x}{y}");
+                assert_eq!(
+                    View::concat_inline(a.expect("inline"), b.expect("inline")),
+                    View::try_inline(joined.as_bytes()),
+                    "{x:?} + {y:?}"
+                );
+            }
+        }
+        assert_eq!(View::concat_inline(View::NA, View::EMPTY), None);
+        assert_eq!(View::concat_inline(View::EMPTY, View::NA), None);
+    }
 
     #[test]
     fn inline_views_hold_exactly_their_bytes() {
