@@ -13,7 +13,7 @@ use std::ptr::{self, NonNull};
 use std::sync::Arc;
 
 use super::error::ArrowError;
-use super::ffi::{ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
+use super::ffi::{take_private, ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
 use crate::arena::{Arena, ChunkBuf};
 use crate::view::View;
 
@@ -291,24 +291,12 @@ unsafe extern "C" fn release_schema(schema: *mut ArrowSchema) {
 
 /// Release callback of exported arrays: frees the private data exactly once.
 unsafe extern "C" fn release_array(array: *mut ArrowArray) {
-    // SAFETY: the consumer passes the (possibly moved) array we made, or null.
-    let Some(array) = (unsafe { array.as_mut() }) else {
-        return;
-    };
-    if array.release.is_none() {
-        return;
+    // SAFETY: the consumer passes the (possibly moved) array made by `assemble`, whose
+    // private data is a boxed `ExportedArray`.
+    if let Some(private) = unsafe { take_private::<ExportedArray>(array) } {
+        // Dropping frees memory and Arcs; a panic must still not unwind into C.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(private)));
     }
-    array.release = None;
-    array.buffers = ptr::null_mut();
-    let private = std::mem::replace(&mut array.private_data, ptr::null_mut());
-    if private.is_null() {
-        return;
-    }
-    // SAFETY: `private_data` came from `Box::into_raw` in `assemble`; `release` was set
-    // until just now, so this is the one and only time it is turned back into a box.
-    let private = unsafe { Box::from_raw(private.cast::<ExportedArray>()) };
-    // Dropping frees memory and Arcs; a panic must still not unwind into C.
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(private)));
 }
 
 #[cfg(test)]

@@ -256,6 +256,25 @@ impl Drop for ArrowArrayStream {
     }
 }
 
+/// The release protocol shared by the arrays this crate hands out: marks `array` released
+/// (once) and returns its private data, boxed by the producer as a `T`; `None` when it
+/// was already released (or null).
+///
+/// # Safety
+/// `array` is null or an `ArrowArray` this crate produced with `private_data` made by
+/// `Box::<T>::into_raw` (possibly moved by the consumer).
+pub(crate) unsafe fn take_private<T>(array: *mut ArrowArray) -> Option<Box<T>> {
+    // SAFETY: forwarded contract.
+    let array = unsafe { array.as_mut() }?;
+    array.release?;
+    array.release = None;
+    array.buffers = std::ptr::null_mut();
+    let private = std::mem::replace(&mut array.private_data, std::ptr::null_mut());
+    // SAFETY: `release` was set until just now, so this is the one time the private data
+    // is turned back into its box.
+    (!private.is_null()).then(|| unsafe { Box::from_raw(private.cast::<T>()) })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

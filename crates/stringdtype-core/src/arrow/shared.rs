@@ -12,7 +12,7 @@ use std::ptr;
 use std::sync::Arc;
 
 use super::error::ArrowError;
-use super::ffi::ArrowArray;
+use super::ffi::{take_private, ArrowArray};
 
 /// The one array all handed-out structs point into; released when the last goes.
 struct Owner(ArrowArray);
@@ -91,25 +91,13 @@ impl SharedArray {
 /// Release callback of handed-out structs: drops the handle (and so one reference to the
 /// owner) exactly once.
 unsafe extern "C" fn release_handle(array: *mut ArrowArray) {
-    // SAFETY: the consumer passes the (possibly moved) struct made by `to_array`, or null.
-    let Some(array) = (unsafe { array.as_mut() }) else {
-        return;
-    };
-    if array.release.is_none() {
-        return;
+    // SAFETY: the consumer passes the (possibly moved) struct made by `to_array`, whose
+    // private data is a boxed `Handle`.
+    if let Some(handle) = unsafe { take_private::<Handle>(array) } {
+        // The last handle may release the owner, which runs its producer's callback; a
+        // panic there must still not unwind into C.
+        let _ = catch_unwind(AssertUnwindSafe(move || drop(handle)));
     }
-    array.release = None;
-    array.buffers = ptr::null_mut();
-    let private = std::mem::replace(&mut array.private_data, ptr::null_mut());
-    if private.is_null() {
-        return;
-    }
-    // SAFETY: `private_data` came from `Box::into_raw` in `to_array`; `release` was set
-    // until just now, so this is the one time it is turned back into a box.
-    let handle = unsafe { Box::from_raw(private.cast::<Handle>()) };
-    // The last handle may release the owner, which runs its producer's callback; a panic
-    // there must still not unwind into C.
-    let _ = catch_unwind(AssertUnwindSafe(move || drop(handle)));
 }
 
 #[cfg(test)]
