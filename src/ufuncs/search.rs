@@ -6,7 +6,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use stringdtype_core::kernels::{self, Needle};
+use stringdtype_core::kernels::{self, Needle, Predicate};
 
 use super::{effective_na, operand, read_i64, Args, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
@@ -61,6 +61,19 @@ const PREDICATE_NAMES: [&str; 9] = [
     "isnumeric",
 ];
 
+/// The predicate that short ASCII strings can answer from their views alone.
+const fn ascii_predicate(p: u8) -> Option<Predicate> {
+    match p {
+        ISALPHA => Some(Predicate::Alpha),
+        ISDIGIT | ISDECIMAL | ISNUMERIC => Some(Predicate::Digit),
+        ISALNUM => Some(Predicate::Alnum),
+        ISSPACE => Some(Predicate::Space),
+        ISLOWER => Some(Predicate::Lower),
+        ISUPPER => Some(Predicate::Upper),
+        _ => None,
+    }
+}
+
 #[inline]
 fn predicate<const P: u8>(s: &[u8], tables: &PythonTables) -> bool {
     match P {
@@ -90,9 +103,13 @@ ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
                 PREDICATE_NAMES[P as usize]
             ))
         };
-        // A NaN-like missing value is never alpha, digit, ...
-        let result = operand(&view, locks.get(0), &state.na, true, error)?
-            .is_some_and(|s| predicate::<P>(s, tables));
+        let fast = ascii_predicate(P).and_then(|p| kernels::inline_ascii(view, p));
+        let result = match fast {
+            Some(result) => result,
+            // A NaN-like missing value is never alpha, digit, ...
+            None => operand(&view, locks.get(0), &state.na, true, error)?
+                .is_some_and(|s| predicate::<P>(s, tables)),
+        };
         // SAFETY: element i of the bool output.
         unsafe { *args.at(1, i) = result as u8 };
     }

@@ -29,7 +29,8 @@ pub use length::{inline_str_len, str_len};
 pub use pad::{center, expandtabs, ljust, rjust, zfill};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{
-    isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,
+    inline_ascii, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle,
+    isupper, Predicate,
 };
 pub use repeat::repeat;
 pub use replace::replace;

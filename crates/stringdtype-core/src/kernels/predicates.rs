@@ -5,6 +5,7 @@
 //! are decoded and asked of the [`UnicodeTables`].
 
 use super::unicode::{decode_at, UnicodeTables};
+use crate::view::View;
 
 const ALPHA: u8 = 1;
 const DIGIT: u8 = 2;
@@ -60,6 +61,70 @@ fn all_chars(s: &[u8], ascii: u8, other: impl Fn(char) -> bool) -> bool {
         }
     }
     true
+}
+
+/// The predicates that [`inline_ascii`] decides.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Predicate {
+    Alpha,
+    /// `isdigit`, `isdecimal` and `isnumeric`, which agree on ASCII.
+    Digit,
+    Alnum,
+    Space,
+    Lower,
+    Upper,
+}
+
+/// One in each byte lane of a `u128`, and the lanes' top bits.
+const LANES: u128 = u128::MAX / 0xff;
+const TOPS: u128 = LANES << 7;
+
+/// Top bit of each lane whose byte (below 0x80) is at least `c`: adding `0x80 - c` sets
+/// it, and no lane carries into the next.
+#[inline]
+const fn at_least(x: u128, c: u8) -> u128 {
+    x.wrapping_add(LANES * (0x80 - c as u128)) & TOPS
+}
+
+/// Top bit of each lane whose byte (below 0x80) is in `lo..=hi`.
+#[inline]
+const fn in_range(x: u128, lo: u8, hi: u8) -> u128 {
+    at_least(x, lo) & !at_least(x, hi + 1)
+}
+
+/// `predicate` of an inline, all-ASCII string, decided from its view for all bytes at
+/// once (no branch per byte); `None` for a long or missing string or one with a
+/// non-ASCII byte.
+#[inline]
+pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
+    if view.is_na() || !view.is_inline() {
+        return None;
+    }
+    let len = view.len();
+    let data = view.as_u128() >> 32;
+    // The top bits of the string's lanes (the padding lanes hold zero).
+    let used = TOPS & u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0);
+    if data & used != 0 {
+        return None;
+    }
+    let letters = in_range(data | (LANES * 0x20), b'a', b'z');
+    let digits = in_range(data, b'0', b'9');
+    let all = |bits: u128| len > 0 && bits & used == used;
+    Some(match predicate {
+        Predicate::Alpha => all(letters),
+        Predicate::Digit => all(digits),
+        Predicate::Alnum => all(letters | digits),
+        Predicate::Space => all(in_range(data, b'\t', b'\r') | in_range(data, 0x1c, b' ')),
+        Predicate::Lower | Predicate::Upper => {
+            let lower = in_range(data, b'a', b'z') & used;
+            let upper = in_range(data, b'A', b'Z') & used;
+            let (wanted, other) = match predicate {
+                Predicate::Lower => (lower, upper),
+                _ => (upper, lower),
+            };
+            wanted != 0 && other == 0
+        }
+    })
 }
 
 /// `s.isalpha()`.
@@ -261,5 +326,53 @@ mod tests {
             ];
             assert_eq!(got, want, "{s:?}");
         }
+    }
+
+    #[test]
+    fn inline_ascii_agrees_with_the_byte_loop() {
+        let samples = [
+            "",
+            "a",
+            "Z",
+            "abc",
+            "ABC",
+            "aBc",
+            "a1",
+            "123",
+            " \t\n",
+            "\x1c\x1f",
+            "a b",
+            "exactly12byt",
+            "EXACTLY12BYT",
+            "0123456789ab",
+            "\0",
+            "a\0",
+            "@[`{",
+            "/:",
+            "\x7f",
+        ];
+        type Slow = fn(&[u8], &RustTables) -> bool;
+        let cases: [(Predicate, Slow); 6] = [
+            (Predicate::Alpha, isalpha),
+            (Predicate::Digit, isdigit),
+            (Predicate::Alnum, isalnum),
+            (Predicate::Space, isspace),
+            (Predicate::Lower, islower),
+            (Predicate::Upper, isupper),
+        ];
+        for text in samples {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            for (predicate, slow) in cases {
+                let want = slow(text.as_bytes(), &RustTables);
+                assert_eq!(
+                    inline_ascii(view, predicate),
+                    Some(want),
+                    "{text:?} {predicate:?}"
+                );
+            }
+        }
+        let wide = View::try_inline("é".as_bytes()).expect("inline");
+        assert_eq!(inline_ascii(wide, Predicate::Alpha), None);
+        assert_eq!(inline_ascii(View::NA, Predicate::Alpha), None);
     }
 }
