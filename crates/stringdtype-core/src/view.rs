@@ -71,21 +71,8 @@ impl View {
         }
         // Built in registers from at most two overlapping loads instead of a
         // variable-length copy, which would stall the 16-byte read that follows.
-        let len = data.len();
-        let payload: u128 = if len >= 8 {
-            let low = u64::from_le_bytes(data[..8].try_into().expect("8 bytes"));
-            let high = u64::from_le_bytes(data[len - 8..].try_into().expect("8 bytes"));
-            u128::from(low) | (u128::from(high) << ((len - 8) * 8))
-        } else if len >= 4 {
-            let low = u32::from_le_bytes(data[..4].try_into().expect("4 bytes"));
-            let high = u32::from_le_bytes(data[len - 4..].try_into().expect("4 bytes"));
-            u128::from(low) | (u128::from(high) << ((len - 4) * 8))
-        } else {
-            data.iter()
-                .rev()
-                .fold(0u128, |acc, &b| (acc << 8) | u128::from(b))
-        };
-        Some(View::from_u128((payload << 32) | len as u128))
+        let payload = crate::kernels::swar::load(data);
+        Some(View::from_u128((payload << 32) | data.len() as u128))
     }
 
     /// The concatenation of two strings that fits inline, built from the two views

@@ -4,6 +4,7 @@
 //! so counting code points is counting bytes, which the loops below do eight at a time
 //! in the byte lanes of a `u64` (like `core::str::count`), without needing `&str`.
 
+use super::swar;
 use super::unicode::is_continuation;
 use crate::view::View;
 
@@ -26,9 +27,7 @@ pub fn str_len(s: &[u8]) -> usize {
 #[inline]
 pub fn inline_str_len(view: View) -> usize {
     debug_assert!(view.is_inline() && !view.is_na());
-    let data = view.as_u128() >> 32;
-    let continuation = continuation_bits(data as u64).count_ones()
-        + continuation_bits((data >> 64) as u64).count_ones();
+    let continuation = swar::continuation_lanes(view.as_u128() >> 32).count_ones();
     view.len() - continuation as usize
 }
 

@@ -21,6 +21,7 @@ pub mod replace;
 pub mod search;
 pub mod slice;
 pub mod strip;
+pub mod swar;
 pub mod unicode;
 
 pub use case::{capitalize, casefold, lower, swapcase, title, upper};

@@ -4,6 +4,7 @@
 //! ASCII bytes are classified by a table (Python's ASCII rules are fixed); other code points
 //! are decoded and asked of the [`UnicodeTables`].
 
+use super::swar::{self, in_range, LANES};
 use super::unicode::{decode_at, UnicodeTables};
 use crate::view::View;
 
@@ -75,23 +76,6 @@ pub enum Predicate {
     Upper,
 }
 
-/// One in each byte lane of a `u128`, and the lanes' top bits.
-const LANES: u128 = u128::MAX / 0xff;
-const TOPS: u128 = LANES << 7;
-
-/// Top bit of each lane whose byte (below 0x80) is at least `c`: adding `0x80 - c` sets
-/// it, and no lane carries into the next.
-#[inline]
-const fn at_least(x: u128, c: u8) -> u128 {
-    x.wrapping_add(LANES * (0x80 - c as u128)) & TOPS
-}
-
-/// Top bit of each lane whose byte (below 0x80) is in `lo..=hi`.
-#[inline]
-const fn in_range(x: u128, lo: u8, hi: u8) -> u128 {
-    at_least(x, lo) & !at_least(x, hi + 1)
-}
-
 /// `predicate` of an inline, all-ASCII string, decided from its view for all bytes at
 /// once (no branch per byte); `None` for a long or missing string or one with a
 /// non-ASCII byte.
@@ -103,7 +87,7 @@ pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
     let len = view.len();
     let data = view.as_u128() >> 32;
     // The top bits of the string's lanes (the padding lanes hold zero).
-    let used = TOPS & u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0);
+    let used = swar::used(len);
     if data & used != 0 {
         return None;
     }

@@ -12,6 +12,7 @@
 use memchr::memmem::{self, Finder, FinderRev};
 
 use super::length::{byte_offset, str_len};
+use super::swar;
 
 /// Python's `ADJUST_INDICES`: clamps `start` and `end` to `0..=len` the way slices do.
 /// The result may have `end < start`, meaning an empty window with no position in it.
@@ -86,6 +87,28 @@ fn search_range(s: &[u8], start: isize, end: isize) -> Option<(usize, &[u8])> {
 pub struct Needle<'n> {
     forward: Finder<'n>,
     backward: FinderRev<'n>,
+    /// The needle when it is one byte: searched in short haystacks without `memmem`.
+    byte: Option<u8>,
+}
+
+/// A short whole haystack loaded into one integer, and the lanes of it that hold `byte`,
+/// when the search can be done that way (a one-byte needle, at most 16 bytes searched
+/// from start to end).
+#[inline]
+fn byte_lanes(haystack: &[u8], byte: Option<u8>, start: isize, end: isize) -> Option<(u128, u128)> {
+    let byte = byte?;
+    let whole = start == 0 && end >= haystack.len() as isize;
+    (whole && haystack.len() <= 16).then(|| {
+        let x = swar::load(haystack);
+        (x, swar::equal_lanes(x, byte) & swar::used(haystack.len()))
+    })
+}
+
+/// The code point position of the byte in `lane` of the short haystack loaded as `x`.
+#[inline]
+fn lane_position(x: u128, lane: u32) -> usize {
+    let before = x & u128::MAX.checked_shr(128 - 8 * lane).unwrap_or(0);
+    lane as usize - swar::continuation_lanes(before).count_ones() as usize
 }
 
 impl<'n> Needle<'n> {
@@ -94,6 +117,10 @@ impl<'n> Needle<'n> {
         Needle {
             forward: Finder::new(needle),
             backward: FinderRev::new(needle),
+            byte: match needle {
+                [byte] => Some(*byte),
+                _ => None,
+            },
         }
     }
 
@@ -104,12 +131,19 @@ impl<'n> Needle<'n> {
     }
 
     /// `haystack.find(needle, start, end)`: lowest code point position, `None` for -1.
+    #[inline]
     pub fn find(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
+        if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
+            return (lanes != 0).then(|| lane_position(x, lanes.trailing_zeros() / 8));
+        }
         find_with(haystack, self.bytes(), start, end, |w| self.forward.find(w))
     }
 
     /// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
     pub fn rfind(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
+        if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
+            return (lanes != 0).then(|| lane_position(x, 15 - lanes.leading_zeros() / 8));
+        }
         rfind_with(haystack, self.bytes(), start, end, |w| {
             self.backward.rfind(w)
         })
@@ -117,6 +151,9 @@ impl<'n> Needle<'n> {
 
     /// `haystack.count(needle, start, end)`: non-overlapping occurrences.
     pub fn count(&self, haystack: &[u8], start: isize, end: isize) -> usize {
+        if let Some((_, lanes)) = byte_lanes(haystack, self.byte, start, end) {
+            return lanes.count_ones() as usize;
+        }
         count_with(haystack, self.bytes(), start, end, |w| {
             self.forward.find_iter(w).count()
         })
