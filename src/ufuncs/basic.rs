@@ -11,10 +11,10 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
 
-use super::{effective_na, na_error, operand, write_output, Dt, LoopDef};
+use super::{effective_na, na_error, operand, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
-use crate::dtype::{compare_with_na, replace_element};
+use crate::dtype::compare_with_na;
 use crate::error::CoreResultExt;
 
 pub fn loops() -> Vec<LoopDef> {
@@ -132,6 +132,7 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let output = Output::new(&args, 2, locks.get(2));
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input.
@@ -150,7 +151,7 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
         };
         let result = (!pick.is_na()).then_some(&scratch[..]);
         // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { write_output(locks.get_mut(2), args.at(2, i), result) }?;
+        unsafe { output.write(&args, locks.get_mut(2), i, result) }?;
     }
     Ok(())
 });
@@ -161,6 +162,7 @@ ufunc_loop!(add_loop, 3, |args| {
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
     let error = || na_error("Cannot add null that is not a nan-like value");
+    let output = Output::new(&args, 2, locks.get(2));
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input.
@@ -190,7 +192,7 @@ ufunc_loop!(add_loop, 3, |args| {
             }
         };
         // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { replace_element(locks.get_mut(2), args.at(2, i), view) };
+        unsafe { output.write_view(&args, locks.get_mut(2), i, view) };
     }
     Ok(())
 });
@@ -200,6 +202,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     // SAFETY: the string operand and the output are StringDType operands.
     let (ss, so) = unsafe { (args.state(STRING_AT), args.state(2)) };
     let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena]);
+    let output = Output::new(&args, 2, locks.get(1));
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input; the count operand is int64.
@@ -227,7 +230,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
             false
         };
         // SAFETY: element i of output 2, whose arena is lock 1.
-        unsafe { write_output(locks.get_mut(1), args.at(2, i), (!missing).then_some(&scratch[..])) }?;
+        unsafe { output.write(&args, locks.get_mut(1), i, (!missing).then_some(&scratch[..])) }?;
     }
     Ok(())
 });

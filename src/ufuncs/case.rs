@@ -13,7 +13,7 @@ use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
 use stringdtype_core::kernels;
 
-use super::{operand, register_on, write_output, Dt, LoopDef};
+use super::{operand, register_on, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
 use crate::ffi::ufunc_entry;
@@ -136,6 +136,7 @@ ufunc_loop!(case_loop[const K: u8], 2, |args| {
     // SAFETY: both operands are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let output = Output::new(&args, 1, locks.get(1));
     let tables = tables();
     let mut scratch = Vec::new();
     for i in 0..args.n {
@@ -158,7 +159,7 @@ ufunc_loop!(case_loop[const K: u8], 2, |args| {
         };
         let result = present.then_some(&scratch[..]);
         // SAFETY: element i of the output, whose arena is lock 1.
-        unsafe { write_output(locks.get_mut(1), args.at(1, i), result) }?;
+        unsafe { output.write(&args, locks.get_mut(1), i, result) }?;
     }
     Ok(())
 });

@@ -504,16 +504,60 @@ pub fn operand<'a>(
     }
 }
 
-/// Writes `bytes` (or a missing value, for `None`) to the output element at `dst`.
-///
-/// # Safety
-/// `dst` must be an element of an array whose arena is `arena`.
-pub unsafe fn write_output(arena: &mut Arena, dst: *mut u8, bytes: Option<&[u8]>) -> PyResult<()> {
-    let view = match bytes {
-        Some(bytes) => arena.store(bytes).py()?,
-        None => View::NA,
-    };
-    // SAFETY: forwarded contract.
-    unsafe { replace_element(arena, dst, view) };
-    Ok(())
+/// How a loop writes the string results of its output operand `k`.
+#[derive(Clone, Copy)]
+pub struct Output {
+    k: usize,
+    /// The output's old elements hold no long string, so they need no release and are
+    /// not even read: reading a freshly allocated page before writing it would fault it
+    /// in twice.
+    fresh: bool,
+}
+
+impl Output {
+    /// Output operand `k`, whose arena is `arena`. Fresh when the arena holds no long
+    /// string and the loop visits each output element once (stride not 0: a reduction
+    /// writes the same element again and again).
+    pub fn new(args: &Args, k: usize, arena: &Arena) -> Output {
+        let fresh = args.strides[k] != 0 && arena.memory_usage().string_bytes == 0;
+        Output { k, fresh }
+    }
+
+    /// Stores `bytes` (or a missing value, for `None`) as element `i`.
+    ///
+    /// # Safety
+    /// `arena` must be the output operand's arena and `i` one of the loop's elements.
+    #[inline]
+    pub unsafe fn write(
+        &self,
+        args: &Args,
+        arena: &mut Arena,
+        i: isize,
+        bytes: Option<&[u8]>,
+    ) -> PyResult<()> {
+        let view = match bytes {
+            Some(bytes) => arena.store(bytes).py()?,
+            None => View::NA,
+        };
+        // SAFETY: forwarded contract.
+        unsafe { self.write_view(args, arena, i, view) };
+        Ok(())
+    }
+
+    /// Stores `view`, whose long string (if any) lives in `arena`, as element `i`.
+    ///
+    /// # Safety
+    /// As for [`Output::write`].
+    #[inline]
+    pub unsafe fn write_view(&self, args: &Args, arena: &mut Arena, i: isize, view: View) {
+        let dst = args.at(self.k, i);
+        // SAFETY: forwarded contract.
+        unsafe {
+            if self.fresh {
+                descr::write_view(dst, view);
+            } else {
+                replace_element(arena, dst, view);
+            }
+        }
+    }
 }

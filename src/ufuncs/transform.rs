@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Side};
 use stringdtype_core::{View, MAX_STRING_LEN};
 
-use super::{effective_na, operand, read_i64, write_output, Args, Dt, LoopDef};
+use super::{effective_na, operand, read_i64, Args, Dt, LoopDef, Output};
 use crate::arenas::{ArenaLocks, Readers};
 use crate::descr::{read_view, NaKind};
 use crate::unicode::tables;
@@ -87,6 +87,7 @@ where
 {
     // SAFETY: element i of each string input.
     let views_at = |i| inputs.map(|k| unsafe { read_view(args.at(k, i)) });
+    let output = Output::new(args, out, locks.get(out_lock));
     let mut scratch = Vec::new();
     if let Some((readers, writer)) = locks.split(out_lock) {
         for i in 0..args.n {
@@ -94,7 +95,7 @@ where
             let views = views_at(i);
             let result = element(i, &views, &readers, &mut scratch)?;
             // SAFETY: element i of the output, whose arena is `writer`.
-            unsafe { write_output(writer, args.at(out, i), result) }?;
+            unsafe { output.write(args, writer, i, result) }?;
         }
         return Ok(());
     }
@@ -111,7 +112,7 @@ where
         };
         let result = present.then_some(&copy[..]);
         // SAFETY: element i of the output, whose arena is lock `out_lock`.
-        unsafe { write_output(locks.get_mut(out_lock), args.at(out, i), result) }?;
+        unsafe { output.write(args, locks.get_mut(out_lock), i, result) }?;
     }
     Ok(())
 }
@@ -350,6 +351,7 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let na = effective_na(&states[..2]);
     let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
+    let outputs = [2, 3, 4].map(|k| Output::new(&args, k, locks.get(k)));
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input.
@@ -374,7 +376,7 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
             let part = &scratch[start..start + size];
             start += size;
             // SAFETY: element i of output 2 + k, whose arena is lock 2 + k.
-            unsafe { write_output(locks.get_mut(2 + k), args.at(2 + k, i), Some(part)) }?;
+            unsafe { outputs[k].write(&args, locks.get_mut(2 + k), i, Some(part)) }?;
         }
     }
     Ok(())
