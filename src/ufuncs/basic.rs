@@ -142,7 +142,13 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
         let pick = {
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
             let ordering = compare_with_na(na, &a, arena_a, &b, arena_b)?;
-            let (pick, arena) = if ordering.is_lt() != MAX { (a, arena_a) } else { (b, arena_b) };
+            let first = ordering.is_lt() != MAX;
+            // The chosen element already is the output (a reduction's running value, or
+            // an in-place call): nothing to copy.
+            if args.at(if first { 0 } else { 1 }, i) == args.at(2, i) {
+                continue;
+            }
+            let (pick, arena) = if first { (a, arena_a) } else { (b, arena_b) };
             if !pick.is_na() {
                 scratch.clear();
                 scratch.extend_from_slice(arena.get(&pick).py()?);

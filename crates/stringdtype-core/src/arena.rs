@@ -48,7 +48,8 @@ fn size_class(len: usize) -> (usize, usize) {
     (16 + (k - 8) * 4 + (j - 1), block)
 }
 
-/// One immovable, zero-initialised allocation.
+/// One immovable, initialised allocation (zeroed when new, or a reused chunk that still
+/// holds the bytes of the arena that had it before).
 pub struct ChunkBuf {
     ptr: NonNull<u8>,
     len: usize,
@@ -60,6 +61,41 @@ unsafe impl Send for ChunkBuf {}
 // SAFETY: as above; concurrent readers only read.
 unsafe impl Sync for ChunkBuf {}
 
+/// Most bytes of freed chunks kept for reuse, process-wide.
+pub const POOL_LIMIT: usize = 128 * 1024 * 1024;
+
+/// Freed chunks of the standard sizes (powers of two from [`MIN_CHUNK`] to [`MAX_CHUNK`]),
+/// kept for the next arenas: a new array's chunks then come already mapped, where fresh
+/// memory would cost a page fault per 4 KiB (most of the time of operations that build
+/// long strings). Bounded by [`POOL_LIMIT`].
+struct ChunkPool {
+    free: Vec<(usize, NonNull<u8>)>,
+    bytes: usize,
+}
+
+// SAFETY: the pool owns the allocations it holds; they are plain bytes.
+unsafe impl Send for ChunkPool {}
+
+static POOL: std::sync::Mutex<ChunkPool> = std::sync::Mutex::new(ChunkPool {
+    free: Vec::new(),
+    bytes: 0,
+});
+
+fn pool() -> std::sync::MutexGuard<'static, ChunkPool> {
+    POOL.lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Whether chunks of `len` bytes go back to the pool.
+fn pooled_size(len: usize) -> bool {
+    len.is_power_of_two() && (MIN_CHUNK..=MAX_CHUNK).contains(&len)
+}
+
+/// Bytes of freed chunks the pool holds now.
+pub fn pooled_bytes() -> usize {
+    pool().bytes
+}
+
 impl ChunkBuf {
     fn new(len: usize) -> ChunkBuf {
         if len == 0 {
@@ -67,6 +103,14 @@ impl ChunkBuf {
                 ptr: NonNull::dangling(),
                 len: 0,
             };
+        }
+        if pooled_size(len) {
+            let mut pool = pool();
+            if let Some(at) = pool.free.iter().rposition(|&(size, _)| size == len) {
+                let (_, ptr) = pool.free.swap_remove(at);
+                pool.bytes -= len;
+                return ChunkBuf { ptr, len };
+            }
         }
         let layout = Layout::from_size_align(len, 16).expect("chunk size fits a layout");
         // SAFETY: `layout` has a non-zero size.
@@ -96,18 +140,27 @@ impl ChunkBuf {
             return None;
         }
         // SAFETY: `start..end` lies inside the allocation, which is initialised (zeroed at
-        // creation) and lives as long as `self`.
+        // creation, then only written) and lives as long as `self`.
         Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(start), len) })
     }
 }
 
 impl Drop for ChunkBuf {
     fn drop(&mut self) {
-        if self.len != 0 {
-            let layout = Layout::from_size_align(self.len, 16).expect("layout was valid");
-            // SAFETY: allocated in `new` with this very layout.
-            unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
+        if self.len == 0 {
+            return;
         }
+        if pooled_size(self.len) {
+            let mut pool = pool();
+            if pool.bytes + self.len <= POOL_LIMIT {
+                pool.bytes += self.len;
+                pool.free.push((self.len, self.ptr));
+                return;
+            }
+        }
+        let layout = Layout::from_size_align(self.len, 16).expect("layout was valid");
+        // SAFETY: allocated in `new` with this layout, and not in the pool.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
     }
 }
 
