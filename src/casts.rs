@@ -17,7 +17,9 @@ use stringdtype_core::View;
 
 use crate::arenas::{lock, ArenaLocks};
 use crate::descr::{self, DescrState, NaKind};
-use crate::dtype::{element_truth, get_element, replace_element};
+use crate::dtype::{
+    element_truth, get_element, is_fresh_destination, replace_element, write_element,
+};
 use crate::error::{loop_guard, with_gil_guard, CoreResultExt};
 use crate::ffi::*;
 
@@ -432,6 +434,7 @@ strided_loop!(string_to_string, |pairs| {
     let (src_state, dst_state) = unsafe { (pairs.src_state(), pairs.dst_state()) };
     let keep_na = dst_state.na != NaKind::Unset;
     let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena]);
+    let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { descr::read_view(src) };
@@ -441,7 +444,7 @@ strided_loop!(string_to_string, |pairs| {
             locks.copy_string(0, view, 1)?
         };
         // SAFETY: as above.
-        unsafe { replace_element(locks.get_mut(1), dst, copy) };
+        unsafe { write_element(locks.get_mut(1), dst, copy, fresh) };
         Ok(())
     })
 });
@@ -468,12 +471,13 @@ fn store_all(pairs: &Pairs, bytes: &[u8], ends: &[usize]) -> PyResult<()> {
     let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
     let mut start = 0;
     let mut i = 0;
+    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
     pairs.for_each(|_, dst| {
         let view = arena.store(&bytes[start..ends[i]]).py()?;
         start = ends[i];
         i += 1;
         // SAFETY: `dst` is an element of the destination array.
-        unsafe { replace_element(&mut arena, dst, view) };
+        unsafe { write_element(&mut arena, dst, view, fresh) };
         Ok(())
     })
 }

@@ -103,6 +103,31 @@ pub unsafe fn replace_element(arena: &mut Arena, dst: *mut u8, view: View) {
     unsafe { descr::write_view(dst, view) };
 }
 
+/// Whether a destination whose arena is `arena` and whose stride is `stride` can be
+/// written without reading (and releasing) its old elements: its arena holds no long
+/// string, and no element is visited twice. Reading a freshly allocated page before
+/// writing it would also fault it in twice.
+pub fn is_fresh_destination(arena: &Arena, stride: isize) -> bool {
+    stride != 0 && arena.memory_usage().string_bytes == 0
+}
+
+/// Writes `view` to the element at `dst`, releasing the old element's string first
+/// unless the destination is fresh (see [`is_fresh_destination`]).
+///
+/// # Safety
+/// As for [`replace_element`].
+#[inline]
+pub unsafe fn write_element(arena: &mut Arena, dst: *mut u8, view: View, fresh: bool) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if fresh {
+            descr::write_view(dst, view);
+        } else {
+            replace_element(arena, dst, view);
+        }
+    }
+}
+
 /// Reads the element at `src` as a Python object: `str`, or the `na_object`.
 ///
 /// # Safety

@@ -39,7 +39,7 @@ use stringdtype_core::{Arena, View};
 
 use crate::descr::{self, na_equal, DescrState, NaKind};
 use crate::dtype::dtype_class;
-use crate::dtype::replace_element;
+use crate::dtype::{is_fresh_destination, write_element};
 use crate::error::with_gil_guard;
 use crate::error::CoreResultExt;
 use crate::ffi::*;
@@ -508,18 +508,15 @@ pub fn operand<'a>(
 #[derive(Clone, Copy)]
 pub struct Output {
     k: usize,
-    /// The output's old elements hold no long string, so they need no release and are
-    /// not even read: reading a freshly allocated page before writing it would fault it
-    /// in twice.
+    /// See `dtype::is_fresh_destination`.
     fresh: bool,
 }
 
 impl Output {
-    /// Output operand `k`, whose arena is `arena`. Fresh when the arena holds no long
-    /// string and the loop visits each output element once (stride not 0: a reduction
-    /// writes the same element again and again).
+    /// Output operand `k`, whose arena is `arena` (a reduction's output, with stride 0,
+    /// is never fresh: it is written again and again).
     pub fn new(args: &Args, k: usize, arena: &Arena) -> Output {
-        let fresh = args.strides[k] != 0 && arena.memory_usage().string_bytes == 0;
+        let fresh = is_fresh_destination(arena, args.strides[k]);
         Output { k, fresh }
     }
 
@@ -550,14 +547,7 @@ impl Output {
     /// As for [`Output::write`].
     #[inline]
     pub unsafe fn write_view(&self, args: &Args, arena: &mut Arena, i: isize, view: View) {
-        let dst = args.at(self.k, i);
         // SAFETY: forwarded contract.
-        unsafe {
-            if self.fresh {
-                descr::write_view(dst, view);
-            } else {
-                replace_element(arena, dst, view);
-            }
-        }
+        unsafe { write_element(arena, args.at(self.k, i), view, self.fresh) };
     }
 }
