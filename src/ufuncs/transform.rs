@@ -8,7 +8,7 @@
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use stringdtype_core::kernels::{self, CharSet, Side};
+use stringdtype_core::kernels::{self, CharSet, Finder, Side};
 use stringdtype_core::{View, MAX_STRING_LEN};
 
 use super::{effective_na, operand, read_i64, Args, Dt, LoopDef, Output};
@@ -211,6 +211,15 @@ ufunc_loop!(replace_loop, 5, |args| {
             "Only string or NaN-like null strings can be used as search strings for replace",
         )
     };
+    // A pattern with stride 0 (a Python str) is prepared once.
+    let fixed: Option<Finder<'static>> = if args.strides[1] == 0 && args.n > 1 {
+        // SAFETY: element 0 of the pattern operand exists (n > 1).
+        let view = unsafe { read_view(args.at(1, 0)) };
+        let old = operand(&view, locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
+        (!old.is_empty()).then(|| Finder::new(old).into_owned())
+    } else {
+        None
+    };
     for_each_output(
         &args,
         &mut locks,
@@ -224,10 +233,23 @@ ufunc_loop!(replace_loop, 5, |args| {
             };
             // SAFETY: operand 3 is int64.
             let count = unsafe { read_i64(&args, 3, i) };
+            if let Some(finder) = &fixed {
+                // Nothing to replace: the string itself, without building a copy.
+                let absent = match finder.needle() {
+                    [byte] => kernels::replace::short_contains_byte(s, *byte).map(|has| !has),
+                    _ => None,
+                };
+                if count == 0 || absent.unwrap_or_else(|| finder.find(s).is_none()) {
+                    return Ok(Some(s));
+                }
+            }
             if !replace_fits(s, old, new, count) {
                 return Err(overflow("replace"));
             }
-            kernels::replace(s, old, new, count, out);
+            match &fixed {
+                Some(finder) => kernels::replace_with(s, finder, new, count, out),
+                None => kernels::replace(s, old, new, count, out),
+            }
             Ok(Some(out))
         },
     )

@@ -27,6 +27,7 @@ pub mod unicode;
 pub use case::{capitalize, casefold, lower, swapcase, title, upper};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
 pub use length::{inline_str_len, str_len};
+pub use memchr::memmem::Finder;
 pub use pad::{center, expandtabs, ljust, rjust, zfill};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{
@@ -34,7 +35,7 @@ pub use predicates::{
     isupper, Predicate,
 };
 pub use repeat::repeat;
-pub use replace::replace;
+pub use replace::{replace, replace_with};
 pub use search::{count, endswith, find, rfind, startswith, Needle};
 pub use slice::{slice, slice_contiguous};
 pub use strip::{strip_chars, strip_whitespace, CharSet, Side};

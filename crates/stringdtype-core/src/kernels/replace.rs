@@ -6,6 +6,7 @@
 
 use memchr::memmem::Finder;
 
+use super::swar;
 use super::unicode::is_continuation;
 
 /// Appends `s.replace(old, new, count)` to `out`; `count < 0` replaces every match.
@@ -30,6 +31,9 @@ pub fn replace_with(s: &[u8], finder: &Finder<'_>, new: &[u8], count: i64, out: 
     if old_len == 0 {
         return interleave(s, new, limit(count), out);
     }
+    if let ([byte], true) = (finder.needle(), s.len() <= 16) {
+        return replace_byte_short(s, *byte, new, limit(count), out);
+    }
     out.reserve(s.len());
     let mut copied = 0;
     for at in finder.find_iter(s).take(limit(count)) {
@@ -38,6 +42,30 @@ pub fn replace_with(s: &[u8], finder: &Finder<'_>, new: &[u8], count: i64, out: 
         copied = at + old_len;
     }
     out.extend_from_slice(&s[copied..]);
+}
+
+/// [`replace_with`] of a one-byte `old` in a string of at most 16 bytes: the matches are
+/// the set lanes of one comparison, not `memchr` calls.
+fn replace_byte_short(s: &[u8], byte: u8, new: &[u8], limit: usize, out: &mut Vec<u8>) {
+    let mut lanes = swar::equal_lanes(swar::load(s), byte) & swar::used(s.len());
+    let mut copied = 0;
+    for _ in 0..limit {
+        if lanes == 0 {
+            break;
+        }
+        let at = (lanes.trailing_zeros() / 8) as usize;
+        lanes &= lanes - 1;
+        out.extend_from_slice(&s[copied..at]);
+        out.extend_from_slice(new);
+        copied = at + 1;
+    }
+    out.extend_from_slice(&s[copied..]);
+}
+
+/// Whether a string of at most 16 bytes holds `byte` (`None` for a longer one).
+#[inline]
+pub fn short_contains_byte(s: &[u8], byte: u8) -> Option<bool> {
+    (s.len() <= 16).then(|| swar::equal_lanes(swar::load(s), byte) & swar::used(s.len()) != 0)
 }
 
 /// Replacing an empty `old`: `new` before each of the first `limit` code points, and at
