@@ -11,7 +11,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
-use stringdtype_core::kernels;
+use stringdtype_core::kernels::{self, AsciiCase};
 
 use super::{operand, register_on, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
@@ -126,6 +126,17 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
+/// The conversion that short ASCII strings can do on their views alone.
+const fn ascii_case(kind: u8) -> Option<AsciiCase> {
+    match kind {
+        UPPER => Some(AsciiCase::Upper),
+        LOWER => Some(AsciiCase::Lower),
+        SWAPCASE => Some(AsciiCase::Swap),
+        CAPITALIZE => Some(AsciiCase::Capitalize),
+        _ => None,
+    }
+}
+
 fn case_error() -> PyErr {
     PyTypeError::new_err(
         "Cannot change the case of a null that is not a nan-like value or a string",
@@ -143,6 +154,11 @@ ufunc_loop!(case_loop[const K: u8], 2, |args| {
         scratch.clear();
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };
+        if let Some(converted) = ascii_case(K).and_then(|c| kernels::inline_ascii_case(view, c)) {
+            // SAFETY: element i of the output; an inline view needs no arena.
+            unsafe { output.write_view(&args, locks.get_mut(1), i, converted) };
+            continue;
+        }
         let present = match operand(&view, locks.get(0), &si.na, true, case_error)? {
             Some(s) => {
                 match K {

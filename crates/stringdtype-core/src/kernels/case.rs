@@ -7,11 +7,48 @@
 //! on the neighbouring code points, not on the tables. A string that is all ASCII is
 //! converted byte by byte, without decoding.
 
+use super::swar;
 use super::unicode::{decode_at, push_char, CharIndices, UnicodeTables};
+use crate::view::View;
 
 const CAPITAL_SIGMA: char = '\u{3a3}';
 const SMALL_SIGMA: char = '\u{3c3}';
 const FINAL_SIGMA: char = '\u{3c2}';
+
+/// The case conversions that [`inline_ascii_case`] does from a view alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AsciiCase {
+    Upper,
+    Lower,
+    Swap,
+    Capitalize,
+}
+
+/// `upper`, `lower`, `swapcase` or `capitalize` of an inline, all-ASCII string, computed
+/// on its view (every byte at once: a letter's case is bit 5); `None` for a long or
+/// missing string or one with a non-ASCII byte.
+#[inline]
+pub fn inline_ascii_case(view: View, case: AsciiCase) -> Option<View> {
+    if view.is_na() || !view.is_inline() {
+        return None;
+    }
+    let whole = view.as_u128();
+    let data = whole >> 32;
+    if data & swar::TOPS != 0 {
+        return None;
+    }
+    // The top bit of a lane, shifted down twice, is its case bit (0x20).
+    let lower = swar::in_range(data, b'a', b'z') >> 2;
+    let upper = swar::in_range(data, b'A', b'Z') >> 2;
+    let flip = match case {
+        AsciiCase::Upper => lower,
+        AsciiCase::Lower => upper,
+        AsciiCase::Swap => lower | upper,
+        // The first letter up, the others down.
+        AsciiCase::Capitalize => (lower & 0xff) | (upper & !0xff),
+    };
+    Some(View::from_u128(whole ^ (flip << 32)))
+}
 
 /// Calls `map` with the byte offset and value of each code point of `s`.
 #[inline]
@@ -256,5 +293,37 @@ mod tests {
                 assert_eq!(got, want, "{s:?}.{name}()");
             }
         }
+    }
+
+    #[test]
+    fn inline_ascii_case_matches_python() {
+        let samples = [
+            "",
+            "a",
+            "Hello World",
+            "ABC def",
+            "x1y2",
+            "@[`{",
+            "exactly12byt",
+            "mIxEd CaSe!",
+        ];
+        type Slow = fn(&[u8], &RustTables, &mut Vec<u8>);
+        let cases: [(AsciiCase, Slow); 4] = [
+            (AsciiCase::Upper, upper),
+            (AsciiCase::Lower, lower),
+            (AsciiCase::Swap, swapcase),
+            (AsciiCase::Capitalize, capitalize),
+        ];
+        for text in samples {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            for (case, slow) in cases {
+                let mut want = Vec::new();
+                slow(text.as_bytes(), &RustTables, &mut want);
+                let got = inline_ascii_case(view, case).expect("ASCII inline");
+                assert_eq!(got.inline_bytes(), Some(&want[..]), "{text:?} {case:?}");
+            }
+        }
+        let wide = View::try_inline("é".as_bytes()).expect("inline");
+        assert_eq!(inline_ascii_case(wide, AsciiCase::Upper), None);
     }
 }

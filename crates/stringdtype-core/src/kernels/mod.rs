@@ -24,7 +24,7 @@ pub mod strip;
 pub mod swar;
 pub mod unicode;
 
-pub use case::{capitalize, casefold, lower, swapcase, title, upper};
+pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
 pub use length::{inline_str_len, str_len};
 pub use memchr::memmem::Finder;
