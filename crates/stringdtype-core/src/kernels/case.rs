@@ -61,6 +61,31 @@ fn for_each_char(s: &[u8], mut map: impl FnMut(usize, char)) {
     }
 }
 
+/// Converts the runs of ASCII bytes of `s` with `ascii` (a loop the compiler vectorises)
+/// and hands each other code point, with its byte offset, to `other`.
+#[inline]
+fn for_each_run(
+    s: &[u8],
+    out: &mut Vec<u8>,
+    ascii: fn(&u8) -> u8,
+    mut other: impl FnMut(usize, char, &mut Vec<u8>),
+) {
+    let mut i = 0;
+    while i < s.len() {
+        let run = s[i..]
+            .iter()
+            .position(|b| !b.is_ascii())
+            .unwrap_or(s.len() - i);
+        out.extend(s[i..i + run].iter().map(ascii));
+        i += run;
+        if i < s.len() {
+            let (c, width) = decode_at(s, i);
+            other(i, c, out);
+            i += width;
+        }
+    }
+}
+
 /// Whether the capital sigma at byte `at` of `s` ends a word (CPython's
 /// `handle_capital_sigma`): a cased code point precedes it and none follows it, skipping
 /// case-ignorable code points both ways.
@@ -105,7 +130,9 @@ pub fn lower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_char(s, |at, c| push_lower(s, at, c, tables, out));
+    for_each_run(s, out, u8::to_ascii_lowercase, |at, c, out| {
+        push_lower(s, at, c, tables, out)
+    });
 }
 
 /// `s.upper()`.
@@ -115,12 +142,8 @@ pub fn upper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_char(s, |_, c| {
-        if c.is_ascii() {
-            out.push(c.to_ascii_uppercase() as u8);
-        } else {
-            tables.to_upper(c).push_utf8(out);
-        }
+    for_each_run(s, out, u8::to_ascii_uppercase, |_, c, out| {
+        tables.to_upper(c).push_utf8(out)
     });
 }
 
@@ -131,12 +154,8 @@ pub fn casefold<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u
         return;
     }
     out.reserve(s.len());
-    for_each_char(s, |_, c| {
-        if c.is_ascii() {
-            out.push(c.to_ascii_lowercase() as u8);
-        } else {
-            tables.to_fold(c).push_utf8(out);
-        }
+    for_each_run(s, out, u8::to_ascii_lowercase, |_, c, out| {
+        tables.to_fold(c).push_utf8(out)
     });
 }
 
