@@ -107,6 +107,23 @@ impl<'a> ArenaLocks<'a> {
         Some((readers, writer.as_deref_mut().expect("locked")))
     }
 
+    /// The arena of each of the `N` operands, when no two operands share one.
+    pub fn all_distinct<const N: usize>(&mut self) -> Option<[&mut Arena; N]> {
+        // Distinct operands were given guards 0..N in lock order; `slot` says whose is whose.
+        let mut seen = [false; 6];
+        for &at in &self.slot[..N] {
+            if std::mem::replace(&mut seen[at], true) {
+                return None;
+            }
+        }
+        let mut by_guard: Vec<Option<&mut Arena>> =
+            self.guards.iter_mut().map(|g| g.as_deref_mut()).collect();
+        let slot = self.slot;
+        Some(std::array::from_fn(|i| {
+            by_guard[slot[i]].take().expect("locked once")
+        }))
+    }
+
     /// The arenas of every operand, for reading.
     pub fn readers(&self) -> Readers<'_, 'a> {
         Readers {
@@ -119,8 +136,9 @@ impl<'a> ArenaLocks<'a> {
 
     /// Copies the string `view` of operand `from` into the arena of operand `to`.
     pub fn copy_string(&mut self, from: usize, view: View, to: usize) -> PyResult<View> {
-        if view.is_na() {
-            return Ok(View::NA);
+        if view.is_na() || view.is_inline() {
+            // Nothing lives in an arena: the view is its own copy.
+            return Ok(view);
         }
         let (a, b) = (self.slot[from], self.slot[to]);
         if a == b {

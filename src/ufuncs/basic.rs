@@ -162,38 +162,66 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     Ok(())
 });
 
+/// The two parts of `a + b`, or `None` for a missing result.
+#[inline]
+fn add_parts<'r>(
+    (a, arena_a): (&'r View, &'r Arena),
+    (b, arena_b): (&'r View, &'r Arena),
+    na: &'r NaKind,
+) -> PyResult<Option<[&'r [u8]; 2]>> {
+    let error = || na_error("Cannot add null that is not a nan-like value");
+    match (
+        operand(a, arena_a, na, true, error)?,
+        operand(b, arena_b, na, true, error)?,
+    ) {
+        (Some(x), Some(y)) if x.len() + y.len() > MAX_STRING_LEN => Err(PyOverflowError::new_err(
+            "Overflow encountered in string add",
+        )),
+        (Some(x), Some(y)) => Ok(Some([x, y])),
+        _ => Ok(None),
+    }
+}
+
 ufunc_loop!(add_loop, 3, |args| {
     // SAFETY: all three operands are StringDType operands.
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
-    let error = || na_error("Cannot add null that is not a nan-like value");
     let output = Output::new(&args, 2, locks.get(2));
+    // SAFETY: element i of each input.
+    let views = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+    if let Some((readers, writer)) = locks.split(2) {
+        // The output's arena is no input's: parts go straight into it.
+        for i in 0..args.n {
+            let (a, b) = views(i);
+            let view = match View::concat_inline(a, b) {
+                // Short results come from the two views alone.
+                Some(view) => view,
+                None => match add_parts((&a, readers.get(0)), (&b, readers.get(1)), na)? {
+                    Some(parts) => writer.store_parts(&parts).py()?,
+                    None => View::NA,
+                },
+            };
+            // SAFETY: element i of output 2, whose arena is `writer`.
+            unsafe { output.write_view(&args, writer, i, view) };
+        }
+        return Ok(());
+    }
     let mut scratch = Vec::new();
     for i in 0..args.n {
-        // SAFETY: element i of each input.
-        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let (a, b) = views(i);
         let view = match View::concat_inline(a, b) {
-            // Short results come from the two views alone.
             Some(view) => view,
             None => {
-                let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-                match (
-                    operand(&a, arena_a, na, true, error)?,
-                    operand(&b, arena_b, na, true, error)?,
-                ) {
-                    (Some(x), Some(y)) => {
-                        if x.len() + y.len() > MAX_STRING_LEN {
-                            return Err(PyOverflowError::new_err(
-                                "Overflow encountered in string add",
-                            ));
-                        }
+                let parts = add_parts((&a, locks.get(0)), (&b, locks.get(1)), na)?;
+                match parts {
+                    Some([x, y]) => {
                         scratch.clear();
                         scratch.extend_from_slice(x);
                         scratch.extend_from_slice(y);
                         locks.get_mut(2).store(&scratch).py()?
                     }
-                    _ => View::NA,
+                    None => View::NA,
                 }
             }
         };
@@ -215,6 +243,12 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
         let (s, count) = unsafe {
             (read_view(args.at(STRING_AT, i)), std::ptr::read_unaligned(args.at(count_at, i) as *const i64))
         };
+        if let Some(view) = View::repeat_inline(s, count.max(0) as usize) {
+            // Short results come from the view alone.
+            // SAFETY: element i of output 2, whose arena is lock 1.
+            unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
+            continue;
+        }
         let missing = if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
             if ss.na != NaKind::NanLike {
                 return Err(PyTypeError::new_err("Cannot multiply null that is not a nan-like value"));
@@ -225,14 +259,9 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
                 (NaKind::String(default), true) => default,
                 _ => locks.get(0).get(&s).py()?,
             };
-            let count = count.max(0) as usize;
-            let total = bytes.len().checked_mul(count).filter(|&t| t <= MAX_STRING_LEN);
-            let total = total.ok_or_else(|| PyOverflowError::new_err("Overflow encountered in string multiply"))?;
             scratch.clear();
-            scratch.reserve(total);
-            for _ in 0..count {
-                scratch.extend_from_slice(bytes);
-            }
+            kernels::repeat(bytes, count, &mut scratch)
+                .map_err(|_| PyOverflowError::new_err("Overflow encountered in string multiply"))?;
             false
         };
         // SAFETY: element i of output 2, whose arena is lock 1.

@@ -9,11 +9,12 @@
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Finder, Side};
-use stringdtype_core::{View, MAX_STRING_LEN};
+use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::{effective_na, operand, read_i64, Args, Dt, LoopDef, Output};
 use crate::arenas::{ArenaLocks, Readers};
 use crate::descr::{read_view, NaKind};
+use crate::error::CoreResultExt;
 use crate::unicode::tables;
 
 const T: Dt = Dt::Ours;
@@ -366,6 +367,26 @@ fn first_char(fill: &[u8]) -> PyResult<char> {
         })
 }
 
+/// The three parts of `s.partition(sep)` (or `rpartition`), with NumPy's missing-value
+/// rule: a missing value acts as its string, any other one is `error()`.
+fn partition_parts<'r, const LAST: bool>(
+    (s, arena_s): (&'r View, &'r Arena),
+    (sep, arena_sep): (&'r View, &'r Arena),
+    na: &'r NaKind,
+    error: impl Fn() -> PyErr,
+) -> PyResult<[&'r [u8]; 3]> {
+    let s = operand(s, arena_s, na, false, &error)?.unwrap_or(b"");
+    let sep = operand(sep, arena_sep, na, false, &error)?.unwrap_or(b"");
+    let parts = if LAST {
+        kernels::rpartition(s, sep)
+    } else {
+        kernels::partition(s, sep)
+    };
+    Ok(parts
+        .map_err(|e| PyValueError::new_err(e.to_string()))?
+        .to_array())
+}
+
 ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let name = if LAST { "_rpartition" } else { "_partition" };
     // SAFETY: all five operands are StringDType operands.
@@ -374,21 +395,29 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
     let outputs = [2, 3, 4].map(|k| Output::new(&args, k, locks.get(k)));
+    // SAFETY: element i of each input.
+    let inputs = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+    if let Some([arena_s, arena_sep, head, sep, tail]) = locks.all_distinct::<5>() {
+        // Every operand has its own arena (new outputs): parts go straight into them.
+        let mut writers = [head, sep, tail];
+        for i in 0..args.n {
+            let (s, separator) = inputs(i);
+            let parts = partition_parts::<LAST>((&s, arena_s), (&separator, arena_sep), na, error)?;
+            for (k, (part, writer)) in parts.into_iter().zip(writers.iter_mut()).enumerate() {
+                let view = writer.store(part).py()?;
+                // SAFETY: element i of output 2 + k, whose arena is `writer`.
+                unsafe { outputs[k].write_view(&args, writer, i, view) };
+            }
+        }
+        return Ok(());
+    }
     let mut scratch = Vec::new();
     for i in 0..args.n {
-        // SAFETY: element i of each input.
-        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+        let (s, separator) = inputs(i);
         let sizes = {
-            let s = operand(&a, locks.get(0), na, false, error)?.unwrap_or(b"");
-            let sep = operand(&b, locks.get(1), na, false, error)?.unwrap_or(b"");
-            let parts = if LAST {
-                kernels::rpartition(s, sep)
-            } else {
-                kernels::partition(s, sep)
-            };
-            let parts = parts.map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let parts = partition_parts::<LAST>((&s, locks.get(0)), (&separator, locks.get(1)), na, error)?;
             scratch.clear();
-            parts.to_array().map(|part| {
+            parts.map(|part| {
                 scratch.extend_from_slice(part);
                 part.len()
             })

@@ -89,6 +89,23 @@ impl View {
         Some(View::from_u128((data << 32) | u128::from(la + lb)))
     }
 
+    /// `count` copies of a string that fit inline, built from its view alone; `None` when
+    /// the string is missing or long, or the result does not fit.
+    #[inline]
+    pub fn repeat_inline(view: View, count: usize) -> Option<View> {
+        if view.is_na() {
+            return None;
+        }
+        let total = view
+            .len()
+            .checked_mul(count)
+            .filter(|&t| t <= MAX_INLINE_LEN)?;
+        let len = view.len();
+        let data = view.as_u128() >> 32;
+        let repeated = (0..count).fold(0u128, |acc, k| acc | (data << (8 * len * k)));
+        Some(View::from_u128((repeated << 32) | total as u128))
+    }
+
     /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
     /// `location`. Errors when `len` is over [`MAX_STRING_LEN`].
     #[inline]
@@ -231,6 +248,21 @@ mod tests {
         }
         assert_eq!(View::concat_inline(View::NA, View::EMPTY), None);
         assert_eq!(View::concat_inline(View::EMPTY, View::NA), None);
+    }
+
+    #[test]
+    fn inline_repetition_matches_bytes() {
+        for text in ["", "a", "ab", "abcd", "é", "exactly12byt"] {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            for count in 0..14 {
+                let joined = text.repeat(count);
+                let want = View::try_inline(joined.as_bytes());
+                assert_eq!(View::repeat_inline(view, count), want, "{text:?} * {count}");
+            }
+        }
+        for count in 0..3 {
+            assert_eq!(View::repeat_inline(View::NA, count), None);
+        }
     }
 
     #[test]
