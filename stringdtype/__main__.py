@@ -6,6 +6,7 @@ import time
 
 import numpy as np
 
+import stringdtype.strings as sds
 from stringdtype import StringDType, memory_info
 
 
@@ -60,12 +61,26 @@ def main() -> None:
             lambda: ours.astype("U40").astype(StringDType()),
             lambda: theirs.astype("U40").astype(numpy_dtype),
         ),
+        "a < a[::-1]": (lambda: ours < ours[::-1], lambda: theirs < theirs[::-1]),
+        "a + a": (lambda: ours + ours, lambda: theirs + theirs),
+        "str_len": (lambda: np.strings.str_len(ours), lambda: np.strings.str_len(theirs)),
+        "strip": (lambda: np.strings.strip(ours), lambda: np.strings.strip(theirs)),
+        "find('ab')": (lambda: np.strings.find(ours, "ab"), lambda: np.strings.find(theirs, "ab")),
+        "replace": (
+            lambda: np.strings.replace(ours, "a", "XY"),
+            lambda: np.strings.replace(theirs, "a", "XY"),
+        ),
+        "upper": (lambda: sds.upper(ours), lambda: np.strings.upper(theirs)),
+        "argsort": (lambda: np.argsort(ours), lambda: np.argsort(theirs)),
     }
     print(f"{n:,} generated strings (0-40 characters, some non-ASCII); best of 3")
+    print("(upper: stringdtype.strings.upper; np.strings.upper runs str.upper per element)")
     print(f"{'operation':<18}{'stringdtype':>14}{'numpy T':>12}{'ratio':>9}")
     for name, (ours_fn, theirs_fn) in cases.items():
         t_ours, t_theirs = _best(ours_fn), _best(theirs_fn)
-        print(f"{name:<18}{t_ours * 1e3:>11.1f} ms{t_theirs * 1e3:>9.1f} ms{t_ours / t_theirs:>8.2f}x")
+        print(
+            f"{name:<18}{t_ours * 1e3:>11.1f} ms{t_theirs * 1e3:>9.1f} ms{t_ours / t_theirs:>8.2f}x"
+        )
     info = memory_info(ours)
     print()
     print(
