@@ -141,3 +141,40 @@ def test_one_writer_many_readers():
     run_threads(worker)
     for j, text in enumerate(arr.tolist()):
         check_value(j, text)
+
+
+@pytest.mark.parametrize("flavor", THREAD_FLAVORS, ids=str)
+def test_string_operations_on_a_shared_array(flavor):
+    # String loops run with the GIL released; here they run on an array that other
+    # threads keep rewriting (and, in place, on that array itself).
+    import stringdtype.strings as sds
+
+    arr = np.array([value(j, 0) for j in range(SIZE)], dtype=flavor.dtype())
+
+    def worker(tid):
+        deadline = time.monotonic() + DURATION
+        generation = 0
+        mine = range(tid, SIZE, THREADS)
+        while time.monotonic() < deadline:
+            generation += 1
+            for j in mine:
+                arr[j] = value(j, generation)
+            for j, text in enumerate(np.strings.rstrip(arr, "L").tolist()):
+                head, _, rest = text.split(":")
+                assert (int(head), rest) == (j, ""), text
+            padded = np.strings.ljust(arr, 90, "*")
+            for j, text in enumerate(np.strings.rstrip(padded, "*").tolist()):
+                check_value(j, text)
+            for j, text in enumerate(sds.lower(sds.upper(arr)).tolist()):
+                check_value(j, text.replace("l", "L"))
+            for j, text in enumerate(np.strings.replace(arr, ":", ";").tolist()):
+                check_value(j, text.replace(";", ":"))
+            assert (np.strings.find(arr, ":") > 0).all()
+            snapshot = arr + ""
+            for j, text in enumerate(np.sort(snapshot)[np.argsort(np.argsort(snapshot))].tolist()):
+                check_value(j, text)
+            np.add(arr[mine[0] : mine[0] + 1], "", out=arr[mine[0] : mine[0] + 1])
+
+    run_threads(worker)
+    for j, text in enumerate(arr.tolist()):
+        check_value(j, text)

@@ -29,14 +29,7 @@ pub enum AsciiCase {
 /// missing string or one with a non-ASCII byte.
 #[inline]
 pub fn inline_ascii_case(view: View, case: AsciiCase) -> Option<View> {
-    if view.is_na() || !view.is_inline() {
-        return None;
-    }
-    let whole = view.as_u128();
-    let data = whole >> 32;
-    if data & swar::TOPS != 0 {
-        return None;
-    }
+    let data = swar::inline_ascii_data(view)?;
     // The top bit of a lane, shifted down twice, is its case bit (0x20).
     let lower = swar::in_range(data, b'a', b'z') >> 2;
     let upper = swar::in_range(data, b'A', b'Z') >> 2;
@@ -47,7 +40,7 @@ pub fn inline_ascii_case(view: View, case: AsciiCase) -> Option<View> {
         // The first letter up, the others down.
         AsciiCase::Capitalize => (lower & 0xff) | (upper & !0xff),
     };
-    Some(View::from_u128(whole ^ (flip << 32)))
+    Some(View::from_u128(view.as_u128() ^ (flip << 32)))
 }
 
 /// Calls `map` with the byte offset and value of each code point of `s`.

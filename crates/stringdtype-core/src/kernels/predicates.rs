@@ -81,16 +81,10 @@ pub enum Predicate {
 /// non-ASCII byte.
 #[inline]
 pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
-    if view.is_na() || !view.is_inline() {
-        return None;
-    }
+    let data = swar::inline_ascii_data(view)?;
     let len = view.len();
-    let data = view.as_u128() >> 32;
-    // The top bits of the string's lanes (the padding lanes hold zero).
+    // The top bits of the string's lanes.
     let used = swar::used(len);
-    if data & used != 0 {
-        return None;
-    }
     let letters = in_range(data | (LANES * 0x20), b'a', b'z');
     let digits = in_range(data, b'0', b'9');
     let all = |bits: u128| len > 0 && bits & used == used;
