@@ -69,13 +69,16 @@ const fn strip_name(code: u8) -> &'static str {
 /// operands `inputs` and returns its result (a part of an input, or bytes it appended to
 /// the cleared `scratch`), or `None` for a missing one.
 ///
-/// When the output's arena is no input's (a new array, or `out=` another array), results
-/// go straight from the inputs into it; otherwise they are copied out first.
+/// `shortcut` may produce a result view from the input views alone (an inline result
+/// computed in registers); `element` runs where it returns `None`. When the output's
+/// arena is no input's (a new array, or `out=` another array), results go straight from
+/// the inputs into it; otherwise they are copied out first.
 fn for_each_output<'a, const N: usize, F>(
     args: &Args,
     locks: &mut ArenaLocks<'a>,
     inputs: [usize; N],
     (out, out_lock): (usize, usize),
+    shortcut: impl Fn(&[View; N]) -> Option<View>,
     mut element: F,
 ) -> PyResult<()>
 where
@@ -94,6 +97,11 @@ where
         for i in 0..args.n {
             scratch.clear();
             let views = views_at(i);
+            if let Some(view) = shortcut(&views) {
+                // SAFETY: element i of the output; an inline view needs no arena.
+                unsafe { output.write_view(args, writer, i, view) };
+                continue;
+            }
             let result = element(i, &views, &readers, &mut scratch)?;
             // SAFETY: element i of the output, whose arena is `writer`.
             unsafe { output.write(args, writer, i, result) }?;
@@ -104,6 +112,11 @@ where
     for i in 0..args.n {
         scratch.clear();
         let views = views_at(i);
+        if let Some(view) = shortcut(&views) {
+            // SAFETY: element i of the output, whose arena is lock `out_lock`.
+            unsafe { output.write_view(args, locks.get_mut(out_lock), i, view) };
+            continue;
+        }
         let present = {
             let readers = locks.readers();
             let result = element(i, &views, &readers, &mut scratch)?;
@@ -127,7 +140,8 @@ ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
     let tables = tables();
-    for_each_output(&args, &mut locks, [0], (1, 1), |_, [view], locks, _| {
+    let shortcut = |[view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
+    for_each_output(&args, &mut locks, [0], (1, 1), shortcut, |_, [view], locks, _| {
         let Some(s) = operand(view, locks.get(0), &si.na, true, strip_error)? else {
             return Ok(None);
         };
@@ -157,7 +171,7 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
     } else {
         None
     };
-    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_, [a, c], locks, _| {
+    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_| None, |_, [a, c], locks, _| {
         let chars = operand(c, locks.get(1), na, false, || match na {
             NaKind::NanLike => chars_error(),
             _ => strip_error(),
@@ -226,6 +240,7 @@ ufunc_loop!(replace_loop, 5, |args| {
         &mut locks,
         [0, 1, 2],
         (4, 3),
+        |_| None,
         |i, views, locks, out| {
             let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
             let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
@@ -287,16 +302,24 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
     let (si, so) = unsafe { (args.state(0), args.state(2)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
     let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
-    for_each_output(&args, &mut locks, [0], (2, 1), |i, [view], locks, out| {
-        let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
-        // SAFETY: operand 1 is int64.
-        let tabsize = unsafe { read_i64(&args, 1, i) };
-        if s.contains(&b'\t') && expanded_len(s, tabsize).is_none_or(|len| len > MAX_STRING_LEN) {
-            return Err(PyOverflowError::new_err("new string is too long"));
-        }
-        kernels::expandtabs(s, tabsize as isize, out);
-        Ok(Some(out))
-    })
+    for_each_output(
+        &args,
+        &mut locks,
+        [0],
+        (2, 1),
+        |_| None,
+        |i, [view], locks, out| {
+            let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
+            // SAFETY: operand 1 is int64.
+            let tabsize = unsafe { read_i64(&args, 1, i) };
+            if s.contains(&b'\t') && expanded_len(s, tabsize).is_none_or(|len| len > MAX_STRING_LEN)
+            {
+                return Err(PyOverflowError::new_err("new string is too long"));
+            }
+            kernels::expandtabs(s, tabsize as isize, out);
+            Ok(Some(out))
+        },
+    )
 });
 
 const CENTER: u8 = 0;
@@ -324,7 +347,8 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
     };
     // zfill has no fill operand: operand 0 stands in, unread.
     let inputs = [0, fill_at.unwrap_or(0)];
-    for_each_output(&args, &mut locks, inputs, (out_at, 2), |i, [view, fill_view], locks, out| {
+    let no_shortcut = |_: &[View; 2]| None;
+    for_each_output(&args, &mut locks, inputs, (out_at, 2), no_shortcut, |i, [view, fill_view], locks, out| {
         let fill = match fill_at {
             Some(_) => match operand(fill_view, locks.get(1), na, true, error)? {
                 Some(fill) => Some(first_char(fill)?),
@@ -437,23 +461,30 @@ ufunc_loop!(slice_loop, 5, |args| {
     // SAFETY: operands 0 and 4 are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(4)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
-    for_each_output(&args, &mut locks, [0], (4, 1), |i, [view], locks, out| {
-        // SAFETY: operands 1 to 3 are int64.
-        let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
-        if step == 0 {
-            return Err(PyValueError::new_err("slice step cannot be zero"));
-        }
-        if view.is_na() {
-            return Err(PyTypeError::new_err("Cannot slice null string"));
-        }
-        let s = operand(view, locks.get(0), &NaKind::Unset, false, || unreachable!())?;
-        let s = s.unwrap_or(b"");
-        if step == 1 {
-            return Ok(Some(kernels::slice_contiguous(s, Some(start), Some(stop))));
-        }
-        let step = step.max(-isize::MAX);
-        kernels::slice(s, Some(start), Some(stop), Some(step), out)
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        Ok(Some(out))
-    })
+    for_each_output(
+        &args,
+        &mut locks,
+        [0],
+        (4, 1),
+        |_| None,
+        |i, [view], locks, out| {
+            // SAFETY: operands 1 to 3 are int64.
+            let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
+            if step == 0 {
+                return Err(PyValueError::new_err("slice step cannot be zero"));
+            }
+            if view.is_na() {
+                return Err(PyTypeError::new_err("Cannot slice null string"));
+            }
+            let s = operand(view, locks.get(0), &NaKind::Unset, false, || unreachable!())?;
+            let s = s.unwrap_or(b"");
+            if step == 1 {
+                return Ok(Some(kernels::slice_contiguous(s, Some(start), Some(stop))));
+            }
+            let step = step.max(-isize::MAX);
+            kernels::slice(s, Some(start), Some(stop), Some(step), out)
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(Some(out))
+        },
+    )
 });

@@ -4,7 +4,9 @@
 //! Only the ends are examined: ASCII bytes are classified by table, and a non-ASCII code
 //! point is decoded (forwards or backwards) only when it is at an end.
 
+use super::swar;
 use super::unicode::{decode_at, decode_before, UnicodeTables};
+use crate::view::View;
 
 /// Which ends to strip: `lstrip`, `rstrip` or `strip`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -84,6 +86,34 @@ pub fn strip_whitespace<'a, U: UnicodeTables + ?Sized>(
     tables: &U,
 ) -> &'a [u8] {
     strip_by(s, side, is_ascii_space, |c| tables.is_space(c))
+}
+
+/// `strip_whitespace` of an inline, all-ASCII string, computed on its view (every byte
+/// at once); `None` for a missing or long string or one with a non-ASCII byte.
+#[inline]
+pub fn inline_ascii_strip_whitespace(view: View, side: Side) -> Option<View> {
+    let data = swar::inline_ascii_data(view)?;
+    let len = view.len();
+    let used = swar::used(len);
+    let space = swar::in_range(data, b'\t', b'\r') | swar::in_range(data, 0x1c, b' ');
+    let kept = !space & used;
+    if kept == 0 {
+        return Some(View::EMPTY);
+    }
+    let first = if side.left() {
+        kept.trailing_zeros() / 8
+    } else {
+        0
+    } as usize;
+    let end = if side.right() {
+        16 - kept.leading_zeros() / 8
+    } else {
+        len as u32
+    } as usize;
+    let new_len = end - first;
+    let bytes =
+        (data >> (8 * first)) & u128::MAX.checked_shr(128 - 8 * new_len as u32).unwrap_or(0);
+    Some(View::from_u128((bytes << 32) | new_len as u128))
 }
 
 /// The code points of a `chars` argument, prepared once for stripping many strings.
@@ -231,5 +261,28 @@ mod tests {
         let s = b"  abc  ";
         let stripped = strip_whitespace(s, Side::Both, &RustTables);
         assert_eq!(stripped.as_ptr(), s[2..].as_ptr());
+    }
+
+    #[test]
+    fn inline_whitespace_strip_matches_the_byte_loop() {
+        let samples = [
+            "",
+            " ",
+            "  a ",
+            "\tab\n",
+            "a b",
+            "exactly12byt",
+            " \x1c x\x1f",
+            "\0 ",
+            "   ",
+        ];
+        for text in samples {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            for side in [Side::Left, Side::Right, Side::Both] {
+                let want = strip_whitespace(text.as_bytes(), side, &RustTables);
+                let got = inline_ascii_strip_whitespace(view, side).expect("ASCII inline");
+                assert_eq!(got.inline_bytes(), Some(want), "{text:?} {side:?}");
+            }
+        }
     }
 }
