@@ -1,11 +1,12 @@
 from typing import Any, TypedDict
 
 import numpy as np
+from typing_extensions import Self
 
 class StringScalar(str): ...
 
 class StringDType(np.dtype[StringScalar]):  # type: ignore[misc]
-    def __new__(cls, *, na_object: Any = ..., coerce: bool = True) -> StringDType: ...
+    def __new__(cls, size: int = ..., /, *, na_object: Any = ..., coerce: bool = True) -> Self: ...
     @property
     def na_object(self) -> Any: ...
     @property
@@ -35,3 +36,13 @@ class ArrowStringViewArray:
 
 def to_arrow(array: np.ndarray) -> ArrowStringViewArray: ...
 def from_arrow(obj: Any, *, na_object: Any = ..., coerce: bool = True) -> np.ndarray: ...
+
+# The package's own ufuncs (StringDType in, StringDType out; see stringdtype.strings).
+upper: np.ufunc
+lower: np.ufunc
+swapcase: np.ufunc
+capitalize: np.ufunc
+title: np.ufunc
+casefold: np.ufunc
+_utf8_nbytes: np.ufunc
+_encode_utf8: np.ufunc

@@ -381,10 +381,10 @@ OTHER_DTYPES = (
 @pytest.mark.parametrize("casting", CASTING)
 @pytest.mark.parametrize("other", OTHER_DTYPES)
 def test_can_cast_matches_numpy(request, flavor, other, casting):
-    if other == "V8" and casting in ("same_kind", "safe", "equiv", "no") and not REFERENCE:
-        # NumPy's StringDType reports void casts it cannot carry out; ours has none.
-        if np.can_cast(flavor.ref(), other, casting=casting):
-            request.applymarker(pytest.mark.xfail(strict=True, reason="no cast to void"))
+    void_strict = other == "V8" and casting in ("same_kind", "safe", "equiv", "no")
+    # NumPy's StringDType reports void casts it cannot carry out; ours has none.
+    if void_strict and not REFERENCE and np.can_cast(flavor.ref(), other, casting=casting):
+        request.applymarker(pytest.mark.xfail(strict=True, reason="no cast to void"))
     assert np.can_cast(flavor.dtype(), other, casting=casting) == np.can_cast(
         flavor.ref(), other, casting=casting
     )

@@ -1,6 +1,8 @@
 """Ufunc loops (comparisons, maximum/minimum, add, multiply, str_len, isnan) against
 NumPy's StringDType on random strings, broadcasting, strides and ``out=``."""
 
+import math
+
 import numpy as np
 import pytest
 from conftest import REFERENCE, StringDType, package_only, random_strings
@@ -88,7 +90,7 @@ def outcome(fn):
 
 def same(a, b):
     def norm(x):
-        if isinstance(x, float) and x != x:
+        if isinstance(x, float) and math.isnan(x):
             return "NaN"
         if isinstance(x, (list, tuple)):
             return [norm(v) for v in x]
