@@ -263,3 +263,13 @@ def test_departures_follow_python(rng):
 
 def values_for_python(rng):
     return random_strings(rng, 40) + ["\x00", "a\x00", "\x00\x00b"]
+
+
+def test_equal_to_a_scalar_matches_python(rng):
+    values = random_strings(rng, 50) + ["x" * 20, "x" * 20, "exactly12byt", "", "é" * 7]
+    a = np.array(values, dtype=StringDType())
+    for scalar in ["x" * 20, "x" * 19, "exactly12byt", "exactly12byu", "", "é" * 7, "y"]:
+        assert (a == scalar).tolist() == [v == scalar for v in values]
+        assert (a != scalar).tolist() == [v != scalar for v in values]
+        assert (scalar == a).tolist() == [scalar == v for v in values]
+        assert (a[::-2] == scalar).tolist() == [v == scalar for v in values[::-2]]

@@ -11,7 +11,7 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
 
-use super::{effective_na, na_error, operand, Dt, LoopDef, Output};
+use super::{effective_na, na_error, operand, Args, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
 use crate::dtype::compare_with_na;
@@ -75,7 +75,46 @@ fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Orderin
     kernels::compare_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
 }
 
+/// `a == s` or `a != s` for a scalar `s` (stride 0) and an operand without missing
+/// values. A short scalar takes one 16-byte comparison per element (inline views are
+/// zero padded, so equal strings have equal views), which the compiler vectorises; a
+/// long one compares length and prefix first and reads bytes only when they match.
+/// Returns false, having written nothing, when the call is not of that kind.
+fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
+    if args.n < 2 || args.strides[1] != 0 {
+        return Ok(false);
+    }
+    // SAFETY: operands 0 and 1 are StringDType operands; element 0 exists (n >= 2).
+    let (sa, sb, scalar) = unsafe { (args.state(0), args.state(1), read_view(args.at(1, 0))) };
+    if sa.na != NaKind::Unset || scalar.is_na() {
+        return Ok(false);
+    }
+    // SAFETY (for the writes below): element i of the string operand and of the output.
+    let write = |i: isize, equal: bool| unsafe { *args.at(2, i) = (equal != ne) as u8 };
+    if scalar.is_inline() {
+        let wanted = scalar.as_u128();
+        for i in 0..args.n {
+            // SAFETY: element i of the string operand.
+            write(i, unsafe { read_view(args.at(0, i)) }.as_u128() == wanted);
+        }
+        return Ok(true);
+    }
+    let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
+    let wanted = locks.get(1).get(&scalar).py()?;
+    for i in 0..args.n {
+        // SAFETY: element i of the string operand.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let equal = view.len_and_prefix() == scalar.len_and_prefix()
+            && locks.get(0).get(&view).py()? == wanted;
+        write(i, equal);
+    }
+    Ok(true)
+}
+
 ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
+    if matches!(OP, EQ | NE) && equal_to_scalar(&args, OP == NE)? {
+        return Ok(());
+    }
     // SAFETY: operands 0 and 1 are StringDType operands.
     let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
     let na = effective_na(&[sa, sb]);
