@@ -78,7 +78,7 @@ fn for_each_output<'a, const N: usize, F>(
     locks: &mut ArenaLocks<'a>,
     inputs: [usize; N],
     (out, out_lock): (usize, usize),
-    shortcut: impl Fn(&[View; N]) -> Option<View>,
+    shortcut: impl Fn(isize, &[View; N]) -> Option<View>,
     mut element: F,
 ) -> PyResult<()>
 where
@@ -97,7 +97,7 @@ where
         for i in 0..args.n {
             scratch.clear();
             let views = views_at(i);
-            if let Some(view) = shortcut(&views) {
+            if let Some(view) = shortcut(i, &views) {
                 // SAFETY: element i of the output; an inline view needs no arena.
                 unsafe { output.write_view(args, writer, i, view) };
                 continue;
@@ -112,7 +112,7 @@ where
     for i in 0..args.n {
         scratch.clear();
         let views = views_at(i);
-        if let Some(view) = shortcut(&views) {
+        if let Some(view) = shortcut(i, &views) {
             // SAFETY: element i of the output, whose arena is lock `out_lock`.
             unsafe { output.write_view(args, locks.get_mut(out_lock), i, view) };
             continue;
@@ -140,7 +140,7 @@ ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
     let tables = tables();
-    let shortcut = |[view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
+    let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
     for_each_output(&args, &mut locks, [0], (1, 1), shortcut, |_, [view], locks, _| {
         let Some(s) = operand(view, locks.get(0), &si.na, true, strip_error)? else {
             return Ok(None);
@@ -171,7 +171,7 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
     } else {
         None
     };
-    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_| None, |_, [a, c], locks, _| {
+    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_, _| None, |_, [a, c], locks, _| {
         let chars = operand(c, locks.get(1), na, false, || match na {
             NaKind::NanLike => chars_error(),
             _ => strip_error(),
@@ -240,7 +240,7 @@ ufunc_loop!(replace_loop, 5, |args| {
         &mut locks,
         [0, 1, 2],
         (4, 3),
-        |_| None,
+        |_, _| None,
         |i, views, locks, out| {
             let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
             let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
@@ -307,7 +307,7 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
         &mut locks,
         [0],
         (2, 1),
-        |_| None,
+        |_, _| None,
         |i, [view], locks, out| {
             let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
             // SAFETY: operand 1 is int64.
@@ -347,7 +347,7 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
     };
     // zfill has no fill operand: operand 0 stands in, unread.
     let inputs = [0, fill_at.unwrap_or(0)];
-    let no_shortcut = |_: &[View; 2]| None;
+    let no_shortcut = |_, _: &[View; 2]| None;
     for_each_output(&args, &mut locks, inputs, (out_at, 2), no_shortcut, |i, [view, fill_view], locks, out| {
         let fill = match fill_at {
             Some(_) => match operand(fill_view, locks.get(1), na, true, error)? {
@@ -466,7 +466,11 @@ ufunc_loop!(slice_loop, 5, |args| {
         &mut locks,
         [0],
         (4, 1),
-        |_| None,
+        |i, [view]| {
+            // SAFETY: operands 1 to 3 are int64.
+            let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
+            (step == 1).then(|| kernels::inline_ascii_slice(*view, Some(start), Some(stop)))?
+        },
         |i, [view], locks, out| {
             // SAFETY: operands 1 to 3 are int64.
             let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);

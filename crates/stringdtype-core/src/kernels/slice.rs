@@ -2,8 +2,10 @@
 //! (`None` bounds, negative indices, clamping, any non-zero step).
 
 use super::length::{byte_offset, byte_offset_from_end, str_len};
+use super::swar;
 use super::unicode::decode_at;
 use super::ArgumentError;
+use crate::view::View;
 
 /// A slice resolved against a length: the first index, the step and the number of items
 /// (CPython's `PySlice_Unpack` followed by `PySlice_AdjustIndices`).
@@ -78,8 +80,27 @@ fn contiguous(s: &[u8], len: usize, start: usize, count: usize) -> &[u8] {
     &s[begin..begin + byte_offset(&s[begin..], count)]
 }
 
+/// `s[start:stop]` of an inline, all-ASCII string, computed on its view (code points are
+/// bytes there); `None` for a missing or long string or one with a non-ASCII byte.
+#[inline]
+pub fn inline_ascii_slice(view: View, start: Option<isize>, stop: Option<isize>) -> Option<View> {
+    let data = swar::inline_ascii_data(view)?;
+    let indices = SliceIndices::new(view.len(), start, stop, None).ok()?;
+    let keep = u128::MAX
+        .checked_shr(128 - 8 * indices.count as u32)
+        .unwrap_or(0);
+    let bytes = (data >> (8 * indices.start)) & keep;
+    Some(View::from_u128((bytes << 32) | indices.count as u128))
+}
+
 /// `s[start:stop]`: a zero-copy sub-slice (a step-1 slice of code points).
 pub fn slice_contiguous(s: &[u8], start: Option<isize>, stop: Option<isize>) -> &[u8] {
+    // Bounds from the front need no length: walk to them (a long string is not counted).
+    if let (Some(start @ 0..), Some(stop @ 0..)) = (start.or(Some(0)), stop) {
+        let begin = byte_offset(s, start as usize);
+        let count = stop.saturating_sub(start).max(0) as usize;
+        return &s[begin..begin + byte_offset(&s[begin..], count)];
+    }
     let len = str_len(s);
     let indices = SliceIndices::new(len, start, stop, None).expect("step 1 is not zero");
     contiguous(s, len, indices.start, indices.count)
@@ -287,5 +308,41 @@ mod tests {
             ArgumentError::ZeroStep.to_string(),
             "slice step cannot be zero"
         );
+    }
+
+    #[test]
+    fn inline_ascii_slices_match_python() {
+        let text = "exactly12byt";
+        let view = View::try_inline(text.as_bytes()).expect("inline");
+        let bounds = [
+            None,
+            Some(-20),
+            Some(-3),
+            Some(0),
+            Some(2),
+            Some(11),
+            Some(12),
+            Some(40),
+        ];
+        for start in bounds {
+            for stop in bounds {
+                let want = slice_contiguous(text.as_bytes(), start, stop);
+                let got = inline_ascii_slice(view, start, stop).expect("ASCII inline");
+                assert_eq!(got.inline_bytes(), Some(want), "{start:?}:{stop:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn contiguous_slices_agree_with_general_slices() {
+        for text in ["", "abc", &"aé日😀b".repeat(5)] {
+            for start in -3..40 {
+                for stop in -3..40 {
+                    let want = sliced(text, Some(start), Some(stop), None);
+                    let got = slice_contiguous(text.as_bytes(), Some(start), Some(stop));
+                    assert_eq!(got, want.as_bytes(), "{text:?}[{start}:{stop}]");
+                }
+            }
+        }
     }
 }
