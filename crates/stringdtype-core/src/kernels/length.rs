@@ -18,6 +18,10 @@ const BULK: usize = 32;
 /// Number of code points in the UTF-8 string `s` (Python's `len(str)`).
 #[inline]
 pub fn str_len(s: &[u8]) -> usize {
+    // Most strings are ASCII, and the standard library checks that a word at a time.
+    if s.is_ascii() {
+        return s.len();
+    }
     s.len() - count_continuation_bytes(s)
 }
 
