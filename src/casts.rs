@@ -6,7 +6,7 @@
 //! errors are exactly those of NumPy's StringDType. Casts to and from `object` need no
 //! code: NumPy uses `getitem` / `setitem`.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
@@ -20,8 +20,9 @@ use crate::descr::{self, DescrState, NaKind};
 use crate::dtype::{
     element_truth, get_element, is_fresh_destination, replace_element, write_element,
 };
-use crate::error::{loop_guard, with_gil_guard, CoreResultExt};
+use crate::error::{with_gil_guard, CoreResultExt};
 use crate::ffi::*;
+use crate::ufuncs::Args;
 
 /// One end of a cast: this package's DType or one of NumPy's.
 #[derive(Clone, Copy)]
@@ -351,26 +352,16 @@ struct Pairs {
 }
 
 impl Pairs {
-    /// # Safety
-    /// The arguments must be those NumPy passes to a 1-in-1-out strided loop.
-    unsafe fn new(
-        context: *mut PyArrayMethod_Context,
-        data: *const *mut c_char,
-        dimensions: *const npy_intp,
-        strides: *const npy_intp,
-    ) -> Pairs {
-        // SAFETY: forwarded contract.
-        unsafe {
-            let descrs = (*context).descriptors;
-            Pairs {
-                src_descr: *descrs,
-                dst_descr: *descrs.add(1),
-                src: (*data).cast(),
-                dst: (*data.add(1)).cast(),
-                src_stride: *strides,
-                dst_stride: *strides.add(1),
-                n: *dimensions,
-            }
+    /// The pairs of a 1-in-1-out loop call.
+    fn new(args: Args) -> Pairs {
+        Pairs {
+            src_descr: args.descrs[0],
+            dst_descr: args.descrs[1],
+            src: args.data[0],
+            dst: args.data[1],
+            src_stride: args.strides[0],
+            dst_stride: args.strides[1],
+            n: args.n,
         }
     }
 
@@ -403,17 +394,10 @@ impl Pairs {
 /// Defines a strided-loop entry point that builds `Pairs` and runs `$body` in a guard.
 macro_rules! strided_loop {
     ($name:ident, |$pairs:ident| $body:block) => {
-        unsafe extern "C" fn $name(
-            context: *mut PyArrayMethod_Context,
-            data: *const *mut c_char,
-            dimensions: *const npy_intp,
-            strides: *const npy_intp,
-            _auxdata: *mut c_void,
-        ) -> c_int {
-            // SAFETY: NumPy calls this with a 1-in-1-out loop's arguments.
-            let $pairs = unsafe { Pairs::new(context, data, dimensions, strides) };
-            loop_guard(|| $body)
-        }
+        ufunc_loop!($name, 2, |args| {
+            let $pairs = Pairs::new(args);
+            $body
+        });
     };
 }
 

@@ -1,6 +1,27 @@
 //! `stringdtype._core`: registers the StringDType class with NumPy and exposes the
 //! package's functions. The public API is re-exported by the Python package.
 
+/// Defines a strided-loop entry point (a cast or a ufunc loop): builds `ufuncs::Args`
+/// for `$nargs` operands and runs `$body` in `error::loop_guard`.
+macro_rules! ufunc_loop {
+    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
+        $(#[$meta])*
+        unsafe extern "C" fn $name $(<$($gen)*>)? (
+            context: *mut $crate::ffi::PyArrayMethod_Context,
+            data: *const *mut std::ffi::c_char,
+            dimensions: *const $crate::ffi::npy_intp,
+            strides: *const $crate::ffi::npy_intp,
+            _auxdata: *mut std::ffi::c_void,
+        ) -> std::ffi::c_int {
+            // SAFETY: NumPy calls a loop with its registered number of operands.
+            let $args = unsafe {
+                $crate::ufuncs::Args::new(context, data, dimensions, strides, $nargs)
+            };
+            $crate::error::loop_guard(|| $body)
+        }
+    };
+}
+
 mod arenas;
 mod arrow;
 mod casts;

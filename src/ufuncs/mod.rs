@@ -2,26 +2,6 @@
 //! Python `str`, `U` arrays and Python or NumPy integers mix in, descriptor resolution,
 //! and the strided-argument plumbing the loops share.
 
-/// Defines a loop entry point: builds `Args` for `$nargs` operands and runs `$body`.
-macro_rules! ufunc_loop {
-    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
-        $(#[$meta])*
-        unsafe extern "C" fn $name $(<$($gen)*>)? (
-            context: *mut $crate::ffi::PyArrayMethod_Context,
-            data: *const *mut std::ffi::c_char,
-            dimensions: *const $crate::ffi::npy_intp,
-            strides: *const $crate::ffi::npy_intp,
-            _auxdata: *mut std::ffi::c_void,
-        ) -> std::ffi::c_int {
-            // SAFETY: NumPy calls a loop with its registered number of operands.
-            let $args = unsafe {
-                $crate::ufuncs::Args::new(context, data, dimensions, strides, $nargs)
-            };
-            $crate::error::loop_guard(|| $body)
-        }
-    };
-}
-
 mod basic;
 mod case;
 mod search;
