@@ -136,7 +136,9 @@ impl<'n> Needle<'n> {
         if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
             return (lanes != 0).then(|| lane_position(x, lanes.trailing_zeros() / 8));
         }
-        find_with(haystack, self.bytes(), start, end, |w| self.forward.find(w))
+        find_with(haystack, self.bytes(), (start, end), false, |w| {
+            self.forward.find(w)
+        })
     }
 
     /// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
@@ -144,7 +146,7 @@ impl<'n> Needle<'n> {
         if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
             return (lanes != 0).then(|| lane_position(x, 15 - lanes.leading_zeros() / 8));
         }
-        rfind_with(haystack, self.bytes(), start, end, |w| {
+        find_with(haystack, self.bytes(), (start, end), true, |w| {
             self.backward.rfind(w)
         })
     }
@@ -160,30 +162,17 @@ impl<'n> Needle<'n> {
     }
 }
 
+/// The code point position of the first (or, with `last`, the last) match that
+/// `search` finds in the window; an empty needle matches at the window's start (end).
 fn find_with(
     haystack: &[u8],
     needle: &[u8],
-    start: isize,
-    end: isize,
+    (start, end): (isize, isize),
+    last: bool,
     search: impl FnOnce(&[u8]) -> Option<usize>,
 ) -> Option<usize> {
     if needle.is_empty() {
-        return window(haystack, start, end).map(|w| w.start);
-    }
-    let (start, range) = search_range(haystack, start, end)?;
-    let at = search(range)?;
-    Some(start + str_len(&range[..at]))
-}
-
-fn rfind_with(
-    haystack: &[u8],
-    needle: &[u8],
-    start: isize,
-    end: isize,
-    search: impl FnOnce(&[u8]) -> Option<usize>,
-) -> Option<usize> {
-    if needle.is_empty() {
-        return window(haystack, start, end).map(|w| w.end);
+        return window(haystack, start, end).map(|w| if last { w.end } else { w.start });
     }
     let (start, range) = search_range(haystack, start, end)?;
     let at = search(range)?;
@@ -205,12 +194,16 @@ fn count_with(
 
 /// `haystack.find(needle, start, end)`: lowest code point position, `None` for Python's -1.
 pub fn find(haystack: &[u8], needle: &[u8], start: isize, end: isize) -> Option<usize> {
-    find_with(haystack, needle, start, end, |w| memmem::find(w, needle))
+    find_with(haystack, needle, (start, end), false, |w| {
+        memmem::find(w, needle)
+    })
 }
 
 /// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
 pub fn rfind(haystack: &[u8], needle: &[u8], start: isize, end: isize) -> Option<usize> {
-    rfind_with(haystack, needle, start, end, |w| memmem::rfind(w, needle))
+    find_with(haystack, needle, (start, end), true, |w| {
+        memmem::rfind(w, needle)
+    })
 }
 
 /// `haystack.count(needle, start, end)`: number of non-overlapping occurrences.
