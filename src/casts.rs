@@ -10,7 +10,7 @@ use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
-use pyo3::ffi::{self as pyffi, PyType_Slot};
+use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use stringdtype_core::View;
@@ -183,32 +183,11 @@ pub fn specs() -> *mut *mut PyArrayMethod_Spec {
             continue;
         }
         seen.push(key);
-        let slots = vec![
-            PyType_Slot {
-                slot: NPY_METH_resolve_descriptors,
-                pfunc: def.resolve as *mut c_void,
-            },
-            PyType_Slot {
-                slot: NPY_METH_strided_loop,
-                pfunc: def.strided as *mut c_void,
-            },
-            PyType_Slot {
-                slot: if def.flags & NPY_METH_SUPPORTS_UNALIGNED != 0 {
-                    NPY_METH_unaligned_strided_loop
-                } else {
-                    0
-                },
-                pfunc: if def.flags & NPY_METH_SUPPORTS_UNALIGNED != 0 {
-                    def.strided as *mut c_void
-                } else {
-                    ptr::null_mut()
-                },
-            },
-            PyType_Slot {
-                slot: 0,
-                pfunc: ptr::null_mut(),
-            },
-        ];
+        let slots = method_slots(
+            def.resolve as *mut c_void,
+            def.strided as *mut c_void,
+            def.flags,
+        );
         let spec = PyArrayMethod_Spec {
             name: def.name.as_ptr(),
             nin: 1,
@@ -216,7 +195,7 @@ pub fn specs() -> *mut *mut PyArrayMethod_Spec {
             casting: def.casting,
             flags: def.flags,
             dtypes: Box::leak(Box::new(dtypes)).as_mut_ptr(),
-            slots: Box::leak(slots.into_boxed_slice()).as_mut_ptr(),
+            slots: Box::leak(Box::new(slots)).as_mut_ptr(),
         };
         specs.push(Box::into_raw(Box::new(spec)));
     }

@@ -83,6 +83,23 @@ pub struct PyArrayMethod_Spec {
     pub slots: *mut PyType_Slot,
 }
 
+/// The slots of an ArrayMethod, zero-terminated: `resolve_descriptors`, the strided loop
+/// and, when `flags` has `NPY_METH_SUPPORTS_UNALIGNED`, the same loop for unaligned data.
+pub fn method_slots(resolve: *mut c_void, strided: *mut c_void, flags: c_int) -> [PyType_Slot; 4] {
+    let slot = |slot, pfunc| PyType_Slot { slot, pfunc };
+    let end = slot(0, std::ptr::null_mut());
+    [
+        slot(NPY_METH_resolve_descriptors, resolve),
+        slot(NPY_METH_strided_loop, strided),
+        if flags & NPY_METH_SUPPORTS_UNALIGNED != 0 {
+            slot(NPY_METH_unaligned_strided_loop, strided)
+        } else {
+            end
+        },
+        end,
+    ]
+}
+
 #[repr(C)]
 pub struct PyArrayDTypeMeta_Spec {
     pub typeobj: *mut PyTypeObject,

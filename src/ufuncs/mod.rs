@@ -96,31 +96,14 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
 pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> PyResult<()> {
     let nin = ufunc.getattr("nin")?.extract::<usize>()?;
     let mut dtypes: Vec<*mut PyArray_DTypeMeta> = def.dtypes.iter().map(|d| d.class()).collect();
-    let slots = [
-        PyType_Slot {
-            slot: NPY_METH_resolve_descriptors,
-            pfunc: resolver(
-                def.dtypes.len(),
-                if def.out_allowed {
-                    def.dtypes.len()
-                } else {
-                    nin
-                },
-            ),
-        },
-        PyType_Slot {
-            slot: NPY_METH_strided_loop,
-            pfunc: def.strided as *mut c_void,
-        },
-        PyType_Slot {
-            slot: NPY_METH_unaligned_strided_loop,
-            pfunc: def.strided as *mut c_void,
-        },
-        PyType_Slot {
-            slot: 0,
-            pfunc: ptr::null_mut(),
-        },
-    ];
+    let flags = NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED;
+    let outs_from = if def.out_allowed {
+        def.dtypes.len()
+    } else {
+        nin
+    };
+    let resolve = resolver(def.dtypes.len(), outs_from);
+    let slots = method_slots(resolve, def.strided as *mut c_void, flags);
     let ufunc_name: String = ufunc.getattr("__name__")?.extract()?;
     let name = CString::new(format!("stringdtype_{ufunc_name}")).expect("no NUL");
     let mut spec = PyArrayMethod_Spec {
@@ -128,7 +111,7 @@ pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> P
         nin: nin as c_int,
         nout: (def.dtypes.len() - nin) as c_int,
         casting: NPY_NO_CASTING,
-        flags: NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED,
+        flags,
         dtypes: dtypes.as_mut_ptr(),
         slots: slots.as_ptr() as *mut PyType_Slot,
     };
