@@ -81,11 +81,11 @@ fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Orderin
 /// long one compares length and prefix first and reads bytes only when they match.
 /// Returns false, having written nothing, when the call is not of that kind.
 fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
-    if args.n < 2 || args.strides[1] != 0 {
+    let Some(scalar) = args.scalar_view(1) else {
         return Ok(false);
-    }
-    // SAFETY: operands 0 and 1 are StringDType operands; element 0 exists (n >= 2).
-    let (sa, sb, scalar) = unsafe { (args.state(0), args.state(1), read_view(args.at(1, 0))) };
+    };
+    // SAFETY: operands 0 and 1 are StringDType operands.
+    let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
     if sa.na != NaKind::Unset || scalar.is_na() {
         return Ok(false);
     }

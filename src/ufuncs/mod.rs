@@ -397,6 +397,14 @@ impl Args {
         self.data[k].wrapping_offset(i * self.strides[k])
     }
 
+    /// The one element of string operand `k` when the operand has stride 0 (a Python
+    /// `str`, or broadcasting) and the call has more than one element, so that work on it
+    /// can be done once per call; else `None`.
+    pub fn scalar_view(&self, k: usize) -> Option<View> {
+        // SAFETY: element 0 of operand k exists when the call has elements.
+        (self.n > 1 && self.strides[k] == 0).then(|| unsafe { descr::read_view(self.at(k, 0)) })
+    }
+
     /// The state of operand `k`, a StringDType operand.
     ///
     /// # Safety

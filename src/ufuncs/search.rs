@@ -144,14 +144,13 @@ where
     let nan_propagates = nan_result.is_some();
     let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
     // A needle with stride 0 is the same for every element: prepare it once.
-    // SAFETY: element 0 of operand 1 exists when the loop has elements.
-    let first_needle = (args.n > 1).then(|| unsafe { read_view(args.at(1, 0)) });
-    let fixed = match &first_needle {
-        Some(view) if args.strides[1] == 0 => {
+    let scalar = args.scalar_view(1);
+    let fixed = match &scalar {
+        Some(view) => {
             let bytes = operand(view, locks.get(1), na, nan_propagates, &error)?;
             Some(Needle::new(bytes.unwrap_or(b"")))
         }
-        _ => None,
+        None => None,
     };
     for i in 0..args.n {
         // SAFETY: element i of each string input.
@@ -237,17 +236,14 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
 /// without touching an arena. Returns false, having written nothing, when the call is
 /// not of that kind.
 fn startswith_from_views(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
-    if args.n < 2 || args.strides[1..4].iter().any(|&stride| stride != 0) {
+    let Some(prefix) = args.scalar_view(1) else {
+        return Ok(false);
+    };
+    if args.strides[2..4].iter().any(|&stride| stride != 0) {
         return Ok(false);
     }
     // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
-    let (prefix, start, end) = unsafe {
-        (
-            read_view(args.at(1, 0)),
-            read_i64(args, 2, 0),
-            read_i64(args, 3, 0),
-        )
-    };
+    let (start, end) = unsafe { (read_i64(args, 2, 0), read_i64(args, 3, 0)) };
     let whole = start == 0 && end >= i64::from(u32::MAX);
     if !whole || prefix.is_na() || prefix.len() > 4 {
         return Ok(false);

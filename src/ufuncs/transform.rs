@@ -154,28 +154,22 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
     let (sa, sc, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sc]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena]);
-    let chars_error = || {
-        let name = strip_name(SIDE);
-        PyValueError::new_err(format!(
-            "Cannot use a null string that is not a string as the {name} delimiter"
-        ))
+    // The error for a missing `chars` element.
+    let chars_error = || match na {
+        NaKind::NanLike => {
+            let name = strip_name(SIDE);
+            PyValueError::new_err(format!(
+                "Cannot use a null string that is not a string as the {name} delimiter"
+            ))
+        }
+        _ => strip_error(),
     };
-    let fixed: Option<CharSet> = if args.strides[1] == 0 && args.n > 1 {
-        // SAFETY: element 0 of the chars operand.
-        let view = unsafe { read_view(args.at(1, 0)) };
-        operand(&view, locks.get(1), na, false, || match na {
-            NaKind::NanLike => chars_error(),
-            _ => strip_error(),
-        })?
-        .map(CharSet::new)
-    } else {
-        None
+    let fixed: Option<CharSet> = match args.scalar_view(1) {
+        Some(view) => operand(&view, locks.get(1), na, false, chars_error)?.map(CharSet::new),
+        None => None,
     };
     for_each_output(&args, &mut locks, [0, 1], (2, 2), |_, _| None, |_, [a, c], locks, _| {
-        let chars = operand(c, locks.get(1), na, false, || match na {
-            NaKind::NanLike => chars_error(),
-            _ => strip_error(),
-        })?;
+        let chars = operand(c, locks.get(1), na, false, chars_error)?;
         let Some(s) = operand(a, locks.get(0), na, true, strip_error)? else {
             return Ok(None);
         };
@@ -227,13 +221,12 @@ ufunc_loop!(replace_loop, 5, |args| {
         )
     };
     // A pattern with stride 0 (a Python str) is prepared once.
-    let fixed: Option<Finder<'static>> = if args.strides[1] == 0 && args.n > 1 {
-        // SAFETY: element 0 of the pattern operand exists (n > 1).
-        let view = unsafe { read_view(args.at(1, 0)) };
-        let old = operand(&view, locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
-        (!old.is_empty()).then(|| Finder::new(old).into_owned())
-    } else {
-        None
+    let fixed: Option<Finder<'static>> = match args.scalar_view(1) {
+        Some(view) => {
+            let old = operand(&view, locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
+            (!old.is_empty()).then(|| Finder::new(old).into_owned())
+        }
+        None => None,
     };
     for_each_output(
         &args,
