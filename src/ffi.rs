@@ -2,8 +2,9 @@
 //! the API tables reached through NumPy's capsules (no compile-time NumPy dependency).
 //!
 //! Layouts and indices follow NumPy's headers (`numpy/dtype_api.h`, `ndarraytypes.h`,
-//! `__multiarray_api.h`, `__ufunc_api.h`, `_public_dtype_api_table.h`); every index used
-//! here is the same from NumPy 2.0 to 2.4.
+//! `__multiarray_api.h`, `__ufunc_api.h`, `_public_dtype_api_table.h`); every table index used
+//! here is the same from NumPy 2.0 to 2.5; the ArrFuncs slot ids are not (see
+//! [`arrfuncs_slot`]).
 #![allow(
     non_camel_case_types,
     non_snake_case,
@@ -169,13 +170,29 @@ pub const NPY_DT_getitem: c_int = 8;
 pub const NPY_DT_get_clear_loop: c_int = 9;
 pub const NPY_DT_get_fill_zero_loop: c_int = 10;
 pub const NPY_DT_finalize_descr: c_int = 11;
-const ARRFUNCS: c_int = 1 << 11;
-pub const NPY_DT_PyArray_ArrFuncs_compare: c_int = ARRFUNCS + 5;
-pub const NPY_DT_PyArray_ArrFuncs_argmax: c_int = ARRFUNCS + 6;
-pub const NPY_DT_PyArray_ArrFuncs_nonzero: c_int = ARRFUNCS + 10;
-pub const NPY_DT_PyArray_ArrFuncs_sort: c_int = ARRFUNCS + 13;
-pub const NPY_DT_PyArray_ArrFuncs_argsort: c_int = ARRFUNCS + 14;
-pub const NPY_DT_PyArray_ArrFuncs_argmin: c_int = ARRFUNCS + 22;
+
+/// The legacy `PyArray_ArrFuncs` members that a DType may set as slots, by their index
+/// in the struct. Their slot id is `_NPY_DT_ARRFUNCS_OFFSET + index`: see [`arrfuncs_slot`].
+#[derive(Clone, Copy, Debug)]
+pub enum ArrFuncs {
+    Compare = 5,
+    Argmax = 6,
+    Nonzero = 10,
+    Sort = 13,
+    Argsort = 14,
+    Argmin = 22,
+}
+
+/// The slot id of an ArrFuncs member for the running NumPy: `_NPY_DT_ARRFUNCS_OFFSET` is
+/// `1 << 10` in NumPy 2.0-2.3 and `1 << 11` from 2.4 on (which added `get_constant`).
+pub fn arrfuncs_slot(member: ArrFuncs) -> c_int {
+    let offset = if feature_version() >= NPY_2_4_API_VERSION {
+        1 << 11
+    } else {
+        1 << 10
+    };
+    offset + member as c_int
+}
 
 // Descriptor flags (ndarraytypes.h)
 pub const NPY_ITEM_REFCOUNT: u64 = 0x01;
@@ -185,8 +202,19 @@ pub const NPY_NEEDS_INIT: u64 = 0x08;
 // Type numbers (ndarraytypes.h)
 pub const NPY_UNICODE: c_int = 19;
 
-/// NumPy 2.0's C API feature version; older NumPy is refused.
+/// C API feature versions (`numpyconfig.h`); NumPy older than 2.0 is refused.
 const NPY_2_0_API_VERSION: c_uint = 0x12;
+const NPY_2_4_API_VERSION: c_uint = 0x15;
+
+/// The running NumPy's C API feature version (`PyArray_GetNDArrayCFeatureVersion`).
+static FEATURE_VERSION: OnceLock<c_uint> = OnceLock::new();
+
+/// The running NumPy's C API feature version, read at import.
+pub fn feature_version() -> c_uint {
+    *FEATURE_VERSION
+        .get()
+        .expect("NumPy API loaded at module import")
+}
 
 /// The NumPy built-in DTypes this package casts to and from, by their offset in the
 /// public DType table (`PyArray_API[320 + k]`).
@@ -261,6 +289,7 @@ pub fn load(py: Python<'_>) -> PyResult<()> {
              the installed NumPy has version {feature:#x}"
         )));
     }
+    let _ = FEATURE_VERSION.set(feature);
     let _ = ARRAY_API.set(api);
     let _ = UFUNC_API.set(capsule_table(py, "_UFUNC_API")?);
     Ok(())
