@@ -23,7 +23,6 @@ use stringdtype_core::arrow::{
 };
 use stringdtype_core::{Arena, Error, View};
 
-use crate::arenas::lock;
 use crate::descr;
 use crate::dtype;
 use crate::ffi::{array_entry, PyArrayObject_fields, PyArray_Descr};
@@ -53,6 +52,10 @@ fn to_py(py: Python<'_>, err: ArrowError) -> PyErr {
             error: Error::StringTooLong(_),
             ..
         } => PyOverflowError::new_err(err.to_string()),
+        ArrowError::Element {
+            error: Error::OutOfMemory(_) | Error::ArenaFull,
+            ..
+        } => PyMemoryError::new_err(err.to_string()),
         ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(err.to_string()),
         _ => PyValueError::new_err(err.to_string()),
     }
@@ -328,7 +331,7 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
     let state = unsafe { descr::state(descr) };
     let exported = py.detach(move || {
         let data = data;
-        let mut arena = lock(&state.arena);
+        let arena = state.arena.read();
         if contiguous || length == 0 {
             let views: &[View] = if length == 0 {
                 &[]
@@ -337,7 +340,7 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
                 // bytes from `data`; the arena lock keeps loops from writing them.
                 unsafe { std::slice::from_raw_parts(data.0.cast::<View>(), length) }
             };
-            export_views(views.iter().copied(), &mut arena)
+            export_views(views.iter().copied(), &arena)
         } else {
             let views = StridedViews {
                 data,
@@ -347,7 +350,7 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
                 offset: 0,
                 remaining: length,
             };
-            export_views(views, &mut arena)
+            export_views(views, &arena)
         }
     });
     let exported = exported.map_err(|err| to_py(py, err))?;
@@ -414,8 +417,7 @@ fn install(descr: &Bound<'_, PyAny>, arena: Arena) {
     let state = unsafe { descr::state(descr.as_ptr().cast()) };
     // The array is new and its elements were all empty, so nothing points into the
     // arena being replaced.
-    let previous = std::mem::replace(&mut *lock(&state.arena), arena);
-    drop(previous);
+    state.arena.replace(arena);
 }
 
 fn import_one<'py>(

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use stringdtype_core::View;
 
-use crate::arenas::{lock, ArenaLocks};
+use crate::arenas::ArenaLocks;
 use crate::descr::{self, DescrState, NaKind};
 use crate::dtype::{
     element_truth, get_element, is_fresh_destination, replace_element, write_element,
@@ -396,7 +396,7 @@ strided_loop!(string_to_string, |pairs| {
     // SAFETY: both descriptors of this cast are StringDType descriptors.
     let (src_state, dst_state) = unsafe { (pairs.src_state(), pairs.dst_state()) };
     let keep_na = dst_state.na != NaKind::Unset;
-    let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena]);
+    let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena], 1);
     let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
@@ -431,7 +431,7 @@ fn elsize(descr: *const PyArray_Descr) -> usize {
 /// after every one was converted: a failed cast leaves the destination as it was.
 fn store_all(pairs: &Pairs, bytes: &[u8], ends: &[usize]) -> PyResult<()> {
     // SAFETY: the destination is a StringDType descriptor.
-    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
+    let mut arena = unsafe { pairs.dst_state() }.arena.write();
     let mut start = 0;
     let mut i = 0;
     let fresh = is_fresh_destination(&arena, pairs.dst_stride);
@@ -476,7 +476,7 @@ strided_loop!(string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
     // SAFETY: the source is a StringDType descriptor.
     let state = unsafe { pairs.src_state() };
-    let arena = lock(&state.arena);
+    let arena = state.arena.read();
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an element of the source array.
         let view = unsafe { descr::read_view(src) };
@@ -528,28 +528,19 @@ fn utf8_error(raw: &[u8]) -> PyErr {
     })
 }
 
+/// The UnicodeEncodeError Python's ASCII codec raises for `text`, whose first non-ASCII
+/// byte is at `at`. Built lazily: this runs under an arena lock, where no Python may run.
 fn ascii_error(text: &[u8], at: usize) -> PyErr {
-    Python::attach(|py| {
-        let text = String::from_utf8_lossy(text);
-        let start = text.char_indices().take_while(|(i, _)| *i < at).count();
-        match py.get_type::<PyUnicodeEncodeError>().call1((
-            "ascii",
-            text.as_ref(),
-            start,
-            start + 1,
-            "ordinal not in range(128)",
-        )) {
-            Ok(err) => PyErr::from_value(err),
-            Err(err) => err,
-        }
-    })
+    let text = String::from_utf8_lossy(text).into_owned();
+    let start = text.char_indices().take_while(|(i, _)| *i < at).count();
+    PyUnicodeEncodeError::new_err(("ascii", text, start, start + 1, "ordinal not in range(128)"))
 }
 
 strided_loop!(string_to_bytes, |pairs| {
     let width = elsize(pairs.dst_descr);
     // SAFETY: the source is a StringDType descriptor.
     let state = unsafe { pairs.src_state() };
-    let arena = lock(&state.arena);
+    let arena = state.arena.read();
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an element of the source array.
         let view = unsafe { descr::read_view(src) };
@@ -576,7 +567,7 @@ strided_loop!(string_to_bytes, |pairs| {
 
 strided_loop!(bool_to_string, |pairs| {
     // SAFETY: the destination is a StringDType descriptor.
-    let mut arena = lock(&unsafe { pairs.dst_state() }.arena);
+    let mut arena = unsafe { pairs.dst_state() }.arena.write();
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is a bool element.
         let text: &[u8] = if unsafe { *src } != 0 {
@@ -642,10 +633,11 @@ strided_loop!(scalar_to_string, |pairs| {
         } else {
             Some(scalar.str()?)
         };
-        let mut arena = lock(&state.arena);
-        let view = match &text {
+        let bytes = text.as_ref().map(|text| text.to_str()).transpose()?;
+        let mut arena = state.arena.write();
+        let view = match bytes {
             None => View::NA,
-            Some(text) => arena.store(text.to_str()?.as_bytes()).py()?,
+            Some(bytes) => arena.store(bytes.as_bytes()).py()?,
         };
         // SAFETY: `dst` is an element of the destination array.
         unsafe { replace_element(&mut arena, dst, view) };

@@ -7,13 +7,12 @@
 use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
 
 use pyo3::exceptions::{PyAttributeError, PyTypeError};
 use pyo3::ffi::{self, PyObject, PyTypeObject, Py_hash_t};
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyDict, PyFloat, PyString, PyTuple};
-use stringdtype_core::{Arena, View};
+use stringdtype_core::{ArenaLock, View};
 
 use crate::dtype;
 use crate::error::with_gil_guard;
@@ -38,7 +37,7 @@ pub struct DescrState {
     /// `str(na_object)` in UTF-8: what a missing value becomes in a dtype without one.
     pub na_name: Box<[u8]>,
     pub coerce: bool,
-    pub arena: Mutex<Arena>,
+    pub arena: ArenaLock,
     /// Set once an array owns this descriptor (`finalize_descr`).
     pub owned: AtomicBool,
 }
@@ -143,7 +142,7 @@ pub fn new_descr(
         na,
         na_name,
         coerce,
-        arena: Mutex::new(Arena::new()),
+        arena: ArenaLock::new(),
         owned: AtomicBool::new(false),
     });
     // SAFETY: `descr` is a fresh StringDescr that no one else sees yet.

@@ -14,7 +14,6 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use stringdtype_core::{kernels, Arena, View};
 
-use crate::arenas::lock;
 use crate::casts;
 use crate::descr::{self, na_equal, NaKind, StringDescr};
 use crate::error::{with_gil_guard, CoreResultExt};
@@ -77,14 +76,14 @@ pub unsafe fn set_element(
     // SAFETY: forwarded contract.
     let (state, na) = unsafe { (descr::state(descr), descr::na_object(py, descr)) };
     if na.is_some() && na_equal(Some(obj), na.as_ref()) {
-        let mut arena = lock(&state.arena);
+        let mut arena = state.arena.write();
         // SAFETY: `dst` is an element (forwarded contract).
         unsafe { replace_element(&mut arena, dst, View::NA) };
         return Ok(());
     }
     let text = as_pystring(obj, state.coerce)?;
     let bytes = text.to_str()?.as_bytes();
-    let mut arena = lock(&state.arena);
+    let mut arena = state.arena.write();
     let view = arena.store(bytes).py()?;
     // SAFETY: as above.
     unsafe { replace_element(&mut arena, dst, view) };
@@ -149,11 +148,16 @@ pub unsafe fn get_element(
     if let Some(bytes) = view.inline_bytes() {
         return Ok(decode(py, bytes)?.into_any().unbind());
     }
+    // The bytes are copied out, and the str built after the lock is released: no Python
+    // runs under an arena lock.
     // SAFETY: as above.
-    let arena = lock(unsafe { &descr::state(descr).arena });
-    let bytes = arena.get(&view).py()?;
-    // Building a str runs no Python code, so holding the lock here is fine.
-    Ok(decode(py, bytes)?.into_any().unbind())
+    let bytes = unsafe { descr::state(descr) }
+        .arena
+        .read()
+        .get(&view)
+        .map(<[u8]>::to_vec)
+        .py()?;
+    Ok(decode(py, &bytes)?.into_any().unbind())
 }
 
 fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
@@ -290,7 +294,7 @@ unsafe extern "C" fn clear_loop(
     }
     crate::error::loop_guard(|| {
         // SAFETY: NumPy passes the array's own descriptor and `size` elements at `stride`.
-        let mut arena = lock(unsafe { &descr::state(descr).arena });
+        let mut arena = unsafe { &descr::state(descr).arena }.write();
         for i in 0..size {
             // SAFETY: element `i` lies inside the buffer NumPy gave.
             unsafe { replace_element(&mut arena, data.offset(i * stride).cast(), View::EMPTY) };
@@ -404,7 +408,7 @@ unsafe extern "C" fn compare(a: *const u8, b: *const u8, array: *mut c_void) -> 
         // SAFETY: NumPy passes two elements of `array`.
         let descr = unsafe { array_descr(array) };
         let state = unsafe { descr::state(descr) };
-        let arena = lock(&state.arena);
+        let arena = state.arena.read();
         let (va, vb) = unsafe { (descr::read_view(a), descr::read_view(b)) };
         result = compare_elements(&arena, &state.na, va, vb)? as c_int;
         Ok(())
@@ -428,7 +432,7 @@ unsafe fn arg_extreme(
         // SAFETY: NumPy passes `n` contiguous elements of `array` and an out-pointer.
         let descr = unsafe { array_descr(array) };
         let state = unsafe { descr::state(descr) };
-        let arena = lock(&state.arena);
+        let arena = state.arena.read();
         let element = |i: npy_intp| unsafe { descr::read_view(data.offset(i * 16)) };
         let mut best = 0;
         for i in 1..n {

@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyOverflowError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::Error;
 
@@ -13,6 +13,7 @@ pub fn to_py(err: Error) -> PyErr {
     match err {
         Error::StringTooLong(_) => PyOverflowError::new_err(err.to_string()),
         Error::CorruptView(_) => PyValueError::new_err(err.to_string()),
+        Error::OutOfMemory(_) | Error::ArenaFull => PyMemoryError::new_err(err.to_string()),
     }
 }
 

@@ -64,7 +64,7 @@ fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
 fn memory_info<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let descr = string_descr(array)?;
     // SAFETY: `descr` is a StringDType descriptor kept alive by `array`.
-    let usage = arenas::lock(unsafe { &descr::state(descr).arena }).memory_usage();
+    let usage = unsafe { &descr::state(descr).arena }.read().memory_usage();
     let info = PyDict::new(array.py());
     info.set_item("views", array.getattr("nbytes")?)?;
     info.set_item("arena_capacity", usage.capacity)?;
@@ -108,6 +108,7 @@ fn _rebuild_dtype<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::load(py)?;
+    stringdtype_core::sync::install_fork_handlers();
     let namespace = PyDict::new(py);
     namespace.set_item("__module__", "stringdtype")?;
     namespace.set_item(

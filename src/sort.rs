@@ -12,7 +12,6 @@ use std::ffi::{c_int, c_void};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
-use crate::arenas::lock;
 use crate::descr::{self, read_view, write_view, DescrState, NaKind};
 use crate::dtype::compare_elements;
 use crate::error::loop_guard;
@@ -67,11 +66,15 @@ pub unsafe extern "C" fn sort(start: *mut c_void, num: npy_intp, array: *mut c_v
         let state = unsafe { descr::state(array_descr(array)) };
         let start = start as *mut u8;
         let n = num.max(0) as usize;
+        // Held for writing from the first read to the last write: a concurrent setitem
+        // waits instead of landing between them (which would tear the permutation and
+        // leave two elements sharing one string).
+        let arena = state.arena.write();
         // SAFETY: element i of the buffer, for i < num.
         let mut views: Vec<View> = (0..n)
             .map(|i| unsafe { read_view(start.add(16 * i)) })
             .collect();
-        sort_by_view(&mut views, |v| v, &lock(&state.arena), state, false)?;
+        sort_by_view(&mut views, |v| v, &arena, state, false)?;
         for (i, view) in views.into_iter().enumerate() {
             // SAFETY: as above; the same elements, permuted.
             unsafe { write_view(start.add(16 * i), view) };
@@ -95,12 +98,14 @@ pub unsafe extern "C" fn argsort(
         let n = num.max(0) as usize;
         let indices = unsafe { std::slice::from_raw_parts_mut(tosort, n) };
         let data = data as *const u8;
+        // Held from the first read of an element to the end of the sort.
+        let arena = state.arena.read();
         let mut keyed: Vec<(View, npy_intp)> = indices
             .iter()
             // SAFETY: every index names an element of the buffer.
             .map(|&i| (unsafe { read_view(data.add(16 * i as usize)) }, i))
             .collect();
-        sort_by_view(&mut keyed, |(v, _)| v, &lock(&state.arena), state, true)?;
+        sort_by_view(&mut keyed, |(v, _)| v, &arena, state, true)?;
         for (slot, (_, i)) in indices.iter_mut().zip(keyed) {
             *slot = i;
         }

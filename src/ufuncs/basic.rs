@@ -99,7 +99,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
         }
         return Ok(true);
     }
-    let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
+    let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     let wanted = locks.get(1).get(&scalar).py()?;
     for i in 0..args.n {
         // SAFETY: element i of the string operand.
@@ -118,7 +118,7 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
     // SAFETY: operands 0 and 1 are StringDType operands.
     let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
     let na = effective_na(&[sa, sb]);
-    let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
+    let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     let (arena_a, arena_b) = (locks.get(0), locks.get(1));
     let message = format!("'{}' not supported for null values that are not nan-like or strings.", op_name(OP));
     for i in 0..args.n {
@@ -170,7 +170,7 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     // SAFETY: all three operands are StringDType operands.
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
     let output = Output::new(&args, 2, locks.get(2));
     let mut scratch = Vec::new();
     for i in 0..args.n {
@@ -225,7 +225,7 @@ ufunc_loop!(add_loop, 3, |args| {
     // SAFETY: all three operands are StringDType operands.
     let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sb]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
     let output = Output::new(&args, 2, locks.get(2));
     // SAFETY: element i of each input.
     let views = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
@@ -274,7 +274,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let count_at = 1 - STRING_AT;
     // SAFETY: the string operand and the output are StringDType operands.
     let (ss, so) = unsafe { (args.state(STRING_AT), args.state(2)) };
-    let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena], 1);
     let output = Output::new(&args, 2, locks.get(1));
     let mut scratch = Vec::new();
     for i in 0..args.n {
@@ -312,7 +312,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
 ufunc_loop!(str_len_loop, 2, |args| {
     // SAFETY: operand 0 is a StringDType operand.
     let state = unsafe { args.state(0) };
-    let locks = ArenaLocks::new(&[&state.arena]);
+    let locks = ArenaLocks::reading(&[&state.arena]);
     let arena = locks.get(0);
     for i in 0..args.n {
         // SAFETY: element i of the input.

@@ -146,7 +146,7 @@ fn case_error() -> PyErr {
 ufunc_loop!(case_loop[const K: u8], 2, |args| {
     // SAFETY: both operands are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let output = Output::new(&args, 1, locks.get(1));
     let tables = tables();
     let mut scratch = Vec::new();
@@ -205,7 +205,7 @@ ufunc_loop!(nbytes_loop, 2, |args| {
 ufunc_loop!(encode_loop, 2, |args| {
     // SAFETY: operand 0 is a StringDType operand; operand 1 is an `S` array.
     let (state, width) = unsafe { (args.state(0), (*args.descrs[1]).elsize as usize) };
-    let locks = ArenaLocks::new(&[&state.arena]);
+    let locks = ArenaLocks::reading(&[&state.arena]);
     for i in 0..args.n {
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };

@@ -92,7 +92,7 @@ fn predicate<const P: u8>(s: &[u8], tables: &PythonTables) -> bool {
 ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
     // SAFETY: operand 0 is a StringDType operand.
     let state = unsafe { args.state(0) };
-    let locks = ArenaLocks::new(&[&state.arena]);
+    let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
     for i in 0..args.n {
         // SAFETY: element i of the input.
@@ -142,7 +142,7 @@ where
     let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
     let na = effective_na(&[sa, sb]);
     let nan_propagates = nan_result.is_some();
-    let locks = ArenaLocks::new(&[&sa.arena, &sb.arena]);
+    let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     // A needle with stride 0 is the same for every element: prepare it once.
     let scalar = args.scalar_view(1);
     let fixed = match &scalar {

@@ -138,7 +138,7 @@ fn strip_error() -> PyErr {
 ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
     // SAFETY: both operands are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(1)) };
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let tables = tables();
     let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
     for_each_output(&args, &mut locks, [0], (1, 1), shortcut, |_, [view], locks, _| {
@@ -153,7 +153,7 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
     // SAFETY: all three operands are StringDType operands.
     let (sa, sc, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
     let na = effective_na(&[sa, sc]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena], 2);
     // The error for a missing `chars` element.
     let chars_error = || match na {
         NaKind::NanLike => {
@@ -209,7 +209,7 @@ ufunc_loop!(replace_loop, 5, |args| {
     // SAFETY: operands 0, 1, 2 and 4 are StringDType operands.
     let states = unsafe { [args.state(0), args.state(1), args.state(2), args.state(4)] };
     let na = effective_na(&states[..3]);
-    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
+    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 3);
     let pattern_error = || {
         PyValueError::new_err(
             "Null values are not supported as search patterns or replacement strings for replace",
@@ -293,7 +293,7 @@ fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
 ufunc_loop!(expandtabs_loop, 3, |args| {
     // SAFETY: operands 0 and 2 are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(2)) };
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
     for_each_output(
         &args,
@@ -330,7 +330,7 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
     let (ss, so) = unsafe { (args.state(0), args.state(out_at)) };
     let sf = fill_at.map(|k| unsafe { args.state(k) });
     let na = effective_na(&[ss, sf.unwrap_or(ss)]);
-    let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena], 2);
     let error = || {
         if K == ZFILL {
             PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
@@ -409,12 +409,12 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     // SAFETY: all five operands are StringDType operands.
     let states = unsafe { [0, 1, 2, 3, 4].map(|k| args.state(k)) };
     let na = effective_na(&states[..2]);
-    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena));
+    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 2);
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
     let outputs = [2, 3, 4].map(|k| Output::new(&args, k, locks.get(k)));
     // SAFETY: element i of each input.
     let inputs = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-    if let Some([arena_s, arena_sep, head, sep, tail]) = locks.all_distinct::<5>() {
+    if let Some(([arena_s, arena_sep], [head, sep, tail])) = locks.distinct_outputs::<2, 3>() {
         // Every operand has its own arena (new outputs): parts go straight into them.
         let mut writers = [head, sep, tail];
         for i in 0..args.n {
@@ -453,7 +453,7 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
 ufunc_loop!(slice_loop, 5, |args| {
     // SAFETY: operands 0 and 4 are StringDType operands.
     let (si, so) = unsafe { (args.state(0), args.state(4)) };
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena]);
+    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     for_each_output(
         &args,
         &mut locks,

@@ -7,8 +7,12 @@ use crate::view::View;
 pub enum Error {
     /// A string longer than one element can hold (2^31 - 1 bytes).
     StringTooLong(usize),
-    /// A view that does not point into the arena it was read with.
+    /// A view that names no live string's bytes.
     CorruptView(View),
+    /// The allocator could not give this many bytes.
+    OutOfMemory(usize),
+    /// An arena already holds the most chunks it can, or the process the most arenas.
+    ArenaFull,
 }
 
 impl std::fmt::Display for Error {
@@ -19,12 +23,19 @@ impl std::fmt::Display for Error {
                 "string of {len} bytes is longer than the maximum of {} bytes",
                 crate::view::MAX_STRING_LEN
             ),
-            Error::CorruptView(view) => {
-                write!(
-                    f,
-                    "corrupt string element {view:?}: it points outside its arena"
-                )
-            }
+            Error::CorruptView(view) => write!(
+                f,
+                "corrupt string element {view:?}: it points at no live string of any array"
+            ),
+            Error::OutOfMemory(0) => write!(f, "out of memory"),
+            Error::OutOfMemory(bytes) => write!(f, "cannot allocate {bytes} bytes"),
+            Error::ArenaFull => write!(
+                f,
+                "too many string chunks: an array holds at most {} chunks, and at most {} \
+                 arrays hold long strings at once",
+                crate::arena::registry::MAX_LOCAL_CHUNKS,
+                crate::arena::registry::MAX_SLOTS
+            ),
         }
     }
 }

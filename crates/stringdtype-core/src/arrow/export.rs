@@ -1,10 +1,12 @@
 //! Export: views and their arena as an Arrow `string_view` array, without copying strings.
 //!
-//! A view already has Arrow's layout, with the arena's chunk index as `buffer_index`, so
-//! the views buffer is a copy of the elements with missing values turned into empty
-//! strings (and marked in a validity bitmap), and each arena chunk becomes one variadic
-//! data buffer as it is: the export holds an `Arc` of every chunk, which pins it in the
-//! arena (its bytes are never rewritten) until the consumer releases the array.
+//! A view already has Arrow's layout, with the arena's slot and local chunk index as
+//! `buffer_index`, so the views buffer is a copy of the elements with the slot masked off
+//! and missing values turned into empty strings (marked in a validity bitmap), and each
+//! shared arena chunk becomes one variadic data buffer as it is: the export holds an
+//! `Arc` of the chunk, which pins it in the arena (its bytes are never rewritten) until
+//! the consumer releases the array. Strings of chunks the arena does not share (too many
+//! holes) and of other arenas are copied into extra buffers after the chunks.
 
 use std::ffi::{c_void, CStr};
 use std::mem::MaybeUninit;
@@ -14,8 +16,9 @@ use std::sync::Arc;
 
 use super::error::ArrowError;
 use super::ffi::{take_private, ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
-use crate::arena::{Arena, ChunkBuf};
-use crate::view::View;
+use crate::arena::registry::split_id;
+use crate::arena::{note_unshared, Arena, ChunkBuf, ChunkShare};
+use crate::view::{Location, View};
 
 /// Arrow's format string of `string_view` (`utf8_view`).
 const FORMAT_STRING_VIEW: &CStr = c"vu";
@@ -87,7 +90,22 @@ struct ExportedArray {
     _validity: Option<AlignedBuffer>,
     _views: AlignedBuffer,
     _sizes: AlignedBuffer,
-    _chunks: Vec<Arc<ChunkBuf>>,
+    _extra: Vec<AlignedBuffer>,
+    /// The shared chunks, pinned in their arena while this lives.
+    chunks: Vec<Arc<ChunkBuf>>,
+}
+
+impl Drop for ExportedArray {
+    fn drop(&mut self) {
+        #[cfg(test)]
+        live::add(-1);
+        if !self.chunks.is_empty() {
+            // The last reference to a chunk frees it into the pool: a lock of the crate.
+            let _session = crate::sync::Session::enter();
+            self.chunks.clear();
+            note_unshared();
+        }
+    }
 }
 
 /// The schema of an exported array: a nullable `string_view` field named "".
@@ -106,14 +124,16 @@ pub fn export_schema() -> ArrowSchema {
 }
 
 /// Exports the contiguous elements `views`, whose long strings live in `arena`.
-pub fn export_array(views: &[View], arena: &mut Arena) -> Result<ArrowArray, ArrowError> {
+pub fn export_array(views: &[View], arena: &Arena) -> Result<ArrowArray, ArrowError> {
     export_views(views.iter().copied(), arena)
 }
 
 /// Exports the elements that `views` yields (for example a strided array's), whose long
-/// strings live in `arena`. Errors when an element does not point into the arena, as
-/// the consumer would then read outside Arrow's buffers.
-pub fn export_views<I>(views: I, arena: &mut Arena) -> Result<ArrowArray, ArrowError>
+/// strings live in `arena` (or, for views that arrived from elsewhere, in any live
+/// arena). Long strings in chunks that `arena` shares are not copied; those of chunks
+/// it does not share (see [`Arena::share_chunks`]) and of other arenas are copied into
+/// extra data buffers. Errors when an element names no live string.
+pub fn export_views<I>(views: I, arena: &Arena) -> Result<ArrowArray, ArrowError>
 where
     I: IntoIterator<Item = View>,
     I::IntoIter: ExactSizeIterator,
@@ -125,14 +145,22 @@ where
     })?;
     let shared = arena.share_chunks();
     let mut validity = AlignedBuffer::zeroed(capacity.div_ceil(8));
+    let mut unshared = vec![0u8; capacity.div_ceil(8)];
     let mut copied = Copied::default();
-    let views_buf = AlignedBuffer::filled_slots(capacity, |slots| {
-        copied = copy_views(views, &shared, slots, validity.as_mut_bytes());
+    let mut views_buf = AlignedBuffer::filled_slots(capacity, |slots| {
+        let bitmaps = (validity.as_mut_bytes(), &mut unshared[..]);
+        copied = copy_views(views, arena.slot(), &shared, slots, bitmaps);
         copied.length
     });
-    if copied.any_outside {
-        let index = first_outside(&views_buf, &validity, copied.length, &shared);
-        return Err(ArrowError::CorruptView { index });
+    let mut extra = Vec::new();
+    if copied.any_unshared {
+        extra = copy_unshared(
+            &mut views_buf,
+            &unshared,
+            copied.length,
+            arena,
+            shared.len(),
+        )?;
     }
     let validity = (copied.null_count > 0).then_some(validity);
     Ok(assemble(
@@ -141,6 +169,7 @@ where
         validity,
         views_buf,
         shared,
+        extra,
     ))
 }
 
@@ -149,31 +178,37 @@ where
 struct Copied {
     length: usize,
     null_count: usize,
-    /// Whether some long string does not lie within its shared chunk.
-    any_outside: bool,
+    /// Whether some long string does not lie within a shared chunk of the arena.
+    any_unshared: bool,
 }
 
-/// Copies views into `out` (missing values as zeros) and sets `validity` bits.
+/// Copies views into `out` (missing values as zeros, the arena's chunk ids as buffer
+/// indices) and sets the bits of the two bitmaps: `validity`, and `unshared` for the
+/// long strings that do not lie within a shared chunk.
 ///
 /// The loop has no data-dependent branch, so that arrays mixing inline, long and
-/// missing elements copy at memory speed; a view that points outside the shared chunks
-/// is only noted here and found by [`first_outside`].
+/// missing elements copy at memory speed; a view that does not lie within a shared
+/// chunk is left as it is and only noted here, for [`copy_unshared`].
 fn copy_views(
     views: impl Iterator<Item = View>,
-    shared: &[(Arc<ChunkBuf>, usize)],
+    slot: u32,
+    shared: &[ChunkShare],
     out: &mut [MaybeUninit<[u8; 16]>],
-    validity: &mut [u8],
+    (validity, unshared): (&mut [u8], &mut [u8]),
 ) -> Copied {
-    // The bytes that may hold strings, per chunk; one more entry so that an index
-    // clamped into range always finds one.
+    // The bytes that may be read, per local chunk (0 where nothing is shared); one more
+    // entry so that an index clamped into range always finds one.
     let limits: Vec<u64> = shared
         .iter()
-        .map(|(_, used)| *used as u64)
+        .map(|share| match share {
+            ChunkShare::Shared { len, .. } => *len as u64,
+            ChunkShare::Copy | ChunkShare::Empty => 0,
+        })
         .chain([0])
         .collect();
     let last = limits.len() - 1;
-    let (mut length, mut null_count, mut outside, mut bits) = (0usize, 0usize, false, 0u8);
-    for (index, (view, slot)) in views.zip(out.iter_mut()).enumerate() {
+    let (mut length, mut null_count, mut any, mut bits, mut copy) = (0, 0, false, 0u8, 0u8);
+    for (index, (view, slot_out)) in views.zip(out.iter_mut()).enumerate() {
         let bytes = view.to_bytes();
         let word = |at: usize| {
             u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
@@ -181,58 +216,90 @@ fn copy_views(
         let na = word(0) >> 31 != 0;
         let len = u64::from(word(0) & 0x7fff_ffff);
         let long = !na & (len > crate::view::MAX_INLINE_LEN as u64);
-        let chunk = (word(8) as usize).min(last);
-        let fits = ((word(8) as usize) < last) & (u64::from(word(12)) + len <= limits[chunk]);
-        outside |= long & !fits;
+        let (view_slot, local) = split_id(word(8));
+        let chunk = (local as usize).min(last);
+        let fits = (view_slot == slot)
+            & ((local as usize) < last)
+            & (u64::from(word(12)) + len <= limits[chunk]);
+        any |= long & !fits;
+        copy |= u8::from(long & !fits) << (index % 8);
+        // Long views that fit get their local chunk index as buffer index.
+        let remap = u128::from(long & fits).wrapping_neg() & (u128::from(word(8) ^ local) << 64);
         let keep = u128::from(!na).wrapping_neg();
-        slot.write((u128::from_le_bytes(bytes) & keep).to_le_bytes());
+        slot_out.write(((u128::from_le_bytes(bytes) ^ remap) & keep).to_le_bytes());
         null_count += usize::from(na);
         bits |= u8::from(!na) << (index % 8);
         if index % 8 == 7 {
-            validity[index / 8] = bits;
-            bits = 0;
+            (validity[index / 8], unshared[index / 8]) = (bits, copy);
+            (bits, copy) = (0, 0);
         }
         length = index + 1;
     }
     if length % 8 != 0 {
-        validity[length / 8] = bits;
+        (validity[length / 8], unshared[length / 8]) = (bits, copy);
     }
     Copied {
         length,
         null_count,
-        any_outside: outside,
+        any_unshared: any,
     }
 }
 
-/// The index of the first valid element of `views` whose bytes do not lie within the
-/// shared part of its chunk (the slow path of [`copy_views`]).
-#[cold]
-fn first_outside(
-    views: &AlignedBuffer,
-    validity: &AlignedBuffer,
-    length: usize,
-    shared: &[(Arc<ChunkBuf>, usize)],
-) -> usize {
-    let (views, validity) = (views.as_bytes(), validity.as_bytes());
-    (0..length)
-        .find(|&i| {
-            let view = View::from_bytes(views[16 * i..16 * i + 16].try_into().expect("16"));
-            validity[i / 8] & (1 << (i % 8)) != 0 && !points_into(view, shared)
-        })
-        .expect("copy_views saw a view outside its chunk")
-}
+/// Largest extra data buffer: view offsets are 32-bit.
+const MAX_EXTRA: usize = 1 << 31;
 
-/// Whether a view's bytes lie within the shared part of its chunk.
-fn points_into(view: View, shared: &[(Arc<ChunkBuf>, usize)]) -> bool {
-    let Some(location) = view.location() else {
-        return true;
-    };
-    let Some((_, used)) = shared.get(location.chunk as usize) else {
-        return false;
-    };
-    (location.offset as usize)
-        .checked_add(view.len())
-        .is_some_and(|end| end <= *used)
+/// Copies the strings of the long views that [`copy_views`] left as they were (in chunks
+/// the arena does not share, or of other arenas) into extra data buffers, numbered after
+/// the arena's chunks, and points the views at them (the slow path of the export).
+#[cold]
+fn copy_unshared(
+    views: &mut AlignedBuffer,
+    unshared: &[u8],
+    length: usize,
+    arena: &Arena,
+    chunks: usize,
+) -> Result<Vec<AlignedBuffer>, ArrowError> {
+    let mut extra: Vec<Vec<u8>> = Vec::new();
+    for i in (0..length).filter(|&i| unshared[i / 8] & (1 << (i % 8)) != 0) {
+        let raw: [u8; 16] = views.as_bytes()[16 * i..16 * i + 16]
+            .try_into()
+            .expect("16");
+        let view = View::from_bytes(raw);
+        let bytes = arena
+            .get(&view)
+            .map_err(|_| ArrowError::CorruptView { index: i })?;
+        if extra
+            .last()
+            .is_none_or(|b| b.len() + bytes.len() > MAX_EXTRA)
+        {
+            extra.push(Vec::new());
+        }
+        let buffer = extra.last_mut().expect("pushed");
+        buffer
+            .try_reserve(bytes.len())
+            .map_err(|_| ArrowError::Malformed("out of memory copying strings".into()))?;
+        let offset = buffer.len() as u32;
+        buffer.extend_from_slice(bytes);
+        let index = (chunks + extra.len() - 1) as u32;
+        let moved = View::long(
+            view.len(),
+            view.prefix(),
+            Location {
+                chunk: index,
+                offset,
+            },
+        )
+        .expect("length of a live view");
+        views.as_mut_bytes()[16 * i..16 * i + 16].copy_from_slice(&moved.to_bytes());
+    }
+    Ok(extra
+        .into_iter()
+        .map(|bytes| {
+            let mut buffer = AlignedBuffer::zeroed(bytes.len());
+            buffer.as_mut_bytes().copy_from_slice(&bytes);
+            buffer
+        })
+        .collect())
 }
 
 fn assemble(
@@ -240,22 +307,41 @@ fn assemble(
     null_count: usize,
     validity: Option<AlignedBuffer>,
     views: AlignedBuffer,
-    shared: Vec<(Arc<ChunkBuf>, usize)>,
+    shared: Vec<ChunkShare>,
+    extra: Vec<AlignedBuffer>,
 ) -> ArrowArray {
-    let mut sizes = AlignedBuffer::zeroed(shared.len() * 8);
-    for ((_, used), slot) in shared.iter().zip(sizes.as_mut_bytes().chunks_exact_mut(8)) {
-        slot.copy_from_slice(&(*used as i64).to_le_bytes());
-    }
-    let mut buffer_pointers = Vec::with_capacity(shared.len() + 3);
+    let data_buffers = shared.len() + extra.len();
+    let mut sizes = AlignedBuffer::zeroed(data_buffers * 8);
+    let mut buffer_pointers = Vec::with_capacity(data_buffers + 3);
     buffer_pointers.push(validity.as_ref().map_or(ptr::null(), AlignedBuffer::as_ptr));
     buffer_pointers.push(views.as_ptr());
-    for (chunk, used) in &shared {
-        buffer_pointers.push(if *used == 0 {
-            // A released chunk's address is not aligned; an empty buffer needs none.
-            NonNull::<Block>::dangling().as_ptr().cast_const().cast()
+    // An empty buffer's address need not be valid, but must be aligned.
+    let empty = NonNull::<Block>::dangling().as_ptr().cast_const().cast();
+    let mut chunks = Vec::new();
+    let mut lengths = Vec::with_capacity(data_buffers);
+    for share in shared {
+        match share {
+            ChunkShare::Shared { chunk, len } if len > 0 => {
+                buffer_pointers.push(chunk.as_ptr().cast());
+                lengths.push(len);
+                chunks.push(chunk);
+            }
+            _ => {
+                buffer_pointers.push(empty);
+                lengths.push(0);
+            }
+        }
+    }
+    for buffer in &extra {
+        buffer_pointers.push(if buffer.len == 0 {
+            empty
         } else {
-            chunk.as_ptr().cast()
+            buffer.as_ptr()
         });
+        lengths.push(buffer.len);
+    }
+    for (len, slot) in lengths.iter().zip(sizes.as_mut_bytes().chunks_exact_mut(8)) {
+        slot.copy_from_slice(&(*len as i64).to_le_bytes());
     }
     buffer_pointers.push(sizes.as_ptr());
     let mut private = Box::new(ExportedArray {
@@ -263,7 +349,8 @@ fn assemble(
         _validity: validity,
         _views: views,
         _sizes: sizes,
-        _chunks: shared.into_iter().map(|(chunk, _)| chunk).collect(),
+        _extra: extra,
+        chunks,
     });
     #[cfg(test)]
     live::add(1);
@@ -299,13 +386,6 @@ unsafe extern "C" fn release_array(array: *mut ArrowArray) {
     }
 }
 
-#[cfg(test)]
-impl Drop for ExportedArray {
-    fn drop(&mut self) {
-        live::add(-1);
-    }
-}
-
 /// Test-only count of this thread's exported arrays that are not released yet.
 #[cfg(test)]
 pub(crate) mod live {
@@ -327,6 +407,7 @@ pub(crate) mod live {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::MIN_CHUNK;
 
     fn buffer(array: &ArrowArray, i: usize) -> *const c_void {
         array.buffer_pointers()[i]
@@ -337,7 +418,7 @@ mod tests {
         let mut arena = Arena::new();
         let long = arena.store(b"a string longer than twelve").unwrap();
         let views = [View::try_inline(b"short").unwrap(), View::NA, long];
-        let array = export_array(&views, &mut arena).unwrap();
+        let array = export_array(&views, &arena).unwrap();
         assert_eq!((array.length, array.null_count, array.offset), (3, 1, 0));
         assert_eq!(array.n_buffers, 4);
         for (i, align) in [(0, 64), (1, 64), (2, 16), (3, 64)] {
@@ -354,52 +435,126 @@ mod tests {
         assert_eq!(bits, 0b101);
         assert_eq!(&views_out[..16], &views[0].to_bytes());
         assert_eq!(&views_out[16..32], &[0; 16]);
-        assert_eq!(&views_out[32..], &long.to_bytes());
+        // The exported view names the chunk by its index among the data buffers.
+        let at = long.location().unwrap();
+        let local = Location {
+            chunk: split_id(at.chunk).1,
+            offset: at.offset,
+        };
+        let exported = View::long(long.len(), long.prefix(), local).unwrap();
+        assert_eq!(&views_out[32..], &exported.to_bytes());
         assert_eq!(size, 32);
     }
 
     #[test]
     fn no_nulls_means_no_validity_buffer() {
-        let mut arena = Arena::new();
-        let array = export_array(&[View::EMPTY; 3], &mut arena).unwrap();
+        let arena = Arena::new();
+        let array = export_array(&[View::EMPTY; 3], &arena).unwrap();
         assert!(buffer(&array, 0).is_null());
         assert_eq!(array.null_count, 0);
         assert_eq!(array.n_buffers, 3);
     }
 
     #[test]
-    fn views_outside_the_arena_are_refused() {
-        let mut arena = Arena::new();
+    fn views_of_dead_arenas_are_refused() {
+        let arena = Arena::new();
         let foreign = Arena::new().store(&[b'x'; 40]).unwrap();
-        let err = export_array(&[View::EMPTY, foreign], &mut arena).unwrap_err();
+        let err = export_array(&[View::EMPTY, foreign], &arena).unwrap_err();
         assert_eq!(err, ArrowError::CorruptView { index: 1 });
     }
 
+    /// The strings of the exported array's data buffers, element by element.
+    fn exported_strings(array: &ArrowArray) -> Vec<Vec<u8>> {
+        let n = array.length as usize;
+        // SAFETY: an exported array's views buffer holds `n` views, and its data buffers
+        // hold the bytes they name.
+        let views = unsafe { std::slice::from_raw_parts(buffer(array, 1).cast::<View>(), n) };
+        views
+            .iter()
+            .map(|v| match v.inline_bytes() {
+                Some(bytes) => bytes.to_vec(),
+                None => {
+                    let at = v.location().unwrap();
+                    let data = buffer(array, 2 + at.chunk as usize).cast::<u8>();
+                    // SAFETY: as above.
+                    unsafe { std::slice::from_raw_parts(data.add(at.offset as usize), v.len()) }
+                        .to_vec()
+                }
+            })
+            .collect()
+    }
+
     #[test]
-    fn views_past_the_shared_bytes_are_refused() {
+    fn strings_of_other_arenas_and_of_holey_chunks_are_copied() {
+        let mut other = Arena::new();
+        let theirs = other.store(&[b'o'; 30]).unwrap();
+        let mut arena = Arena::new();
+        let mine: Vec<View> = (0..8)
+            .map(|i| arena.store(&[b'a' + i; 20]).unwrap())
+            .collect();
+        for v in &mine[..6] {
+            arena.release(*v);
+        }
+        let views = [mine[6], theirs, mine[7], View::try_inline(b"x").unwrap()];
+        let array = export_array(&views, &arena).unwrap();
+        // One (empty) buffer for the holey chunk, one extra buffer with the copies.
+        assert_eq!(array.n_buffers, 2 + 2 + 1);
+        let want: Vec<Vec<u8>> = vec![
+            vec![b'g'; 20],
+            vec![b'o'; 30],
+            vec![b'h'; 20],
+            b"x".to_vec(),
+        ];
+        assert_eq!(exported_strings(&array), want);
+    }
+
+    #[test]
+    fn views_outside_every_chunk_are_refused() {
         let mut arena = Arena::new();
         let good = arena.store(&[b'g'; 20]).unwrap();
-        let location = good.location().unwrap();
-        let used = arena.share_chunks()[0].1 as u32;
+        let chunk = good.location().unwrap().chunk;
+        let size = MIN_CHUNK as u32;
         let moved = |chunk, offset, len| {
             View::long(len, *b"gggg", crate::view::Location { chunk, offset }).unwrap()
         };
         let cases = [
-            moved(1, 0, 20),
+            moved(chunk + 1, 0, 20),
             moved(u32::MAX, 0, 20),
-            moved(0, used - 19, 20),
-            moved(0, u32::MAX, 20),
-            moved(0, 0, used as usize + 1),
+            moved(1, 0, 20),
+            moved(chunk, size - 19, 20),
+            moved(chunk, u32::MAX, 20),
+            moved(chunk, 0, size as usize + 1),
         ];
         for bad in cases {
             // A bad view after inline, missing and good ones, past the first validity byte.
             let mut views = vec![View::try_inline(b"x").unwrap(), View::NA, good];
             views.extend([good; 7]);
             views.push(bad);
-            let err = export_array(&views, &mut arena).unwrap_err();
+            let err = export_array(&views, &arena).unwrap_err();
             assert_eq!(err, ArrowError::CorruptView { index: 10 }, "{bad:?}");
         }
-        assert_eq!(location.chunk, 0);
+    }
+
+    #[test]
+    fn bytes_past_the_shared_length_are_copied_not_shared() {
+        let mut arena = Arena::new();
+        let good = arena.store(&[b'g'; 20]).unwrap();
+        let at = good.location().unwrap();
+        // Raw bytes may name the unused tail of the chunk: its bytes are copied, so the
+        // consumer never sees the tail that later strings are written to.
+        let tail = View::long(
+            20,
+            [0; 4],
+            Location {
+                chunk: at.chunk,
+                offset: 64,
+            },
+        )
+        .unwrap();
+        let array = export_array(&[good, tail], &arena).unwrap();
+        assert_eq!(array.n_buffers, 2 + 2 + 1);
+        let tail_bytes = arena.get(&tail).unwrap().to_vec();
+        assert_eq!(exported_strings(&array), vec![vec![b'g'; 20], tail_bytes]);
     }
 
     #[test]
@@ -407,9 +562,9 @@ mod tests {
         let before = live::count();
         let mut arena = Arena::new();
         let view = arena.store(&[b'y'; 100]).unwrap();
-        let mut array = export_array(&[view], &mut arena).unwrap();
+        let mut array = export_array(&[view], &arena).unwrap();
         assert_eq!(live::count(), before + 1);
-        let chunk = Arc::clone(&arena.share_chunks()[0].0);
+        let chunk = Arc::clone(arena.share_chunks()[0].as_shared().unwrap().0);
         assert_eq!(Arc::strong_count(&chunk), 3);
         // SAFETY: the array is ours and live; a second call must be a no-op.
         unsafe {

@@ -149,7 +149,7 @@ mod tests {
         let live_before = live::count();
         let mut arena = Arena::new();
         let (array, expected) = exported(&mut arena);
-        let chunk = Arc::clone(&arena.share_chunks()[0].0);
+        let chunk = Arc::clone(arena.share_chunks()[0].as_shared().unwrap().0);
         let shared = SharedArray::new(array).unwrap();
         let (first, second) = (shared.to_array(), shared.to_array());
         drop(shared);

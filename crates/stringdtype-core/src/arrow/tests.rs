@@ -41,19 +41,16 @@ fn round_trip_through_the_c_structs() {
         .map(|v| v.as_ref().map_or(View::NA, |v| source.store(v).unwrap()))
         .collect();
     assert!(source.memory_usage().chunks >= 3);
-    let array = export_array(&views, &mut source).unwrap();
+    let array = export_array(&views, &source).unwrap();
     assert_eq!(array.null_count, 2);
     let (schema, array) = through_pointers(export_schema(), array);
     let mut target = Arena::new();
     let imported = import_array(schema, array, &mut target, true).unwrap();
     assert_eq!(strings(&imported, &target), expected);
     assert_eq!(live::count(), live_before);
-    for (chunk, _) in source.share_chunks() {
-        assert_eq!(
-            Arc::strong_count(&chunk),
-            2,
-            "only the arena and this share"
-        );
+    for share in source.share_chunks() {
+        let (chunk, _) = share.as_shared().expect("no holes");
+        assert_eq!(Arc::strong_count(chunk), 2, "only the arena and this share");
     }
 }
 
@@ -67,7 +64,7 @@ fn strided_export_round_trips() {
                 .unwrap()
         })
         .collect();
-    let array = export_views(views.iter().copied().step_by(3), &mut arena).unwrap();
+    let array = export_views(views.iter().copied().step_by(3), &arena).unwrap();
     let mut target = Arena::new();
     let imported = import_array(export_schema(), array, &mut target, false).unwrap();
     let got: Vec<_> = strings(&imported, &target).into_iter().flatten().collect();
@@ -85,8 +82,8 @@ fn strided_export_round_trips() {
 
 #[test]
 fn empty_arrays_round_trip() {
-    let mut arena = Arena::new();
-    let array = export_array(&[], &mut arena).unwrap();
+    let arena = Arena::new();
+    let array = export_array(&[], &arena).unwrap();
     assert_eq!((array.length, array.n_buffers), (0, 3));
     let imported = import_array(export_schema(), array, &mut Arena::new(), false).unwrap();
     assert!(imported.is_empty());
@@ -97,7 +94,7 @@ fn a_moved_array_is_released_once_through_the_copy() {
     let live_before = live::count();
     let mut arena = Arena::new();
     let view = arena.store(&[b'q'; 64]).unwrap();
-    let mut array = export_array(&[view, View::NA], &mut arena).unwrap();
+    let mut array = export_array(&[view, View::NA], &arena).unwrap();
     let mut schema = export_schema();
     // SAFETY: both structs are live and ours; the originals are marked released.
     let (moved_schema, moved_array) = unsafe {
@@ -113,7 +110,10 @@ fn a_moved_array_is_released_once_through_the_copy() {
     drop(moved_array);
     assert_eq!(live::count(), live_before);
     drop(moved_schema);
-    assert_eq!(Arc::strong_count(&arena.share_chunks()[0].0), 2);
+    assert_eq!(
+        Arc::strong_count(arena.share_chunks()[0].as_shared().unwrap().0),
+        2
+    );
 }
 
 #[test]
@@ -206,7 +206,7 @@ fn dictionary_of_string_views() {
         source.store(b"first long dictionary value").unwrap(),
         View::NA,
     ];
-    let dictionary = export_array(&values, &mut source).unwrap();
+    let dictionary = export_array(&values, &source).unwrap();
     let rel = releases();
     let keys: Vec<u8> = [1i16, 0, 0].iter().flat_map(|k| k.to_ne_bytes()).collect();
     let array = foreign_array((3, 0, 0), vec![None, Some(keys)], Some(dictionary), &rel);
@@ -494,11 +494,11 @@ fn unsupported_and_released_inputs_are_errors() {
 #[test]
 fn import_into_checks_the_destination_length() {
     let mut arena = Arena::new();
-    let array = export_array(&[View::EMPTY; 3], &mut arena).unwrap();
+    let array = export_array(&[View::EMPTY; 3], &arena).unwrap();
     let mut out = [View::NA; 2];
     let err = import_array_into(export_schema(), array, &mut out, &mut arena, true);
     assert!(matches!(err, Err(ArrowError::Malformed(_))));
-    let array = export_array(&[View::EMPTY; 2], &mut arena).unwrap();
+    let array = export_array(&[View::EMPTY; 2], &arena).unwrap();
     import_array_into(export_schema(), array, &mut out, &mut arena, true).unwrap();
     assert_eq!(out, [View::EMPTY; 2]);
 }
@@ -545,8 +545,8 @@ fn stream_errors_carry_the_message_and_release_everything() {
     let mut source = Arena::new();
     let long = source.store(b"a string long enough for the arena").unwrap();
     let arrays = vec![
-        export_array(&[long], &mut source).unwrap(),
-        export_array(&[View::NA], &mut source).unwrap(),
+        export_array(&[long], &source).unwrap(),
+        export_array(&[View::NA], &source).unwrap(),
     ];
     let rel = releases();
     let raw = foreign_stream(arrays, Some("disk on fire"), &rel);

@@ -1,0 +1,160 @@
+//! Chunk buffers: immovable byte allocations, allocated fallibly, and the process-wide
+//! pool that keeps freed chunks of the standard sizes for the next arenas.
+
+use std::alloc::{self, Layout};
+use std::ptr::NonNull;
+use std::sync::{Mutex, PoisonError};
+
+use crate::error::{Error, Result};
+use crate::sync::Session;
+
+use super::{MAX_CHUNK, MIN_CHUNK};
+
+/// Most bytes of freed chunks kept for reuse, process-wide.
+pub const POOL_LIMIT: usize = 128 * 1024 * 1024;
+
+/// One immovable, initialised allocation (zeroed when new, or a reused chunk that still
+/// holds the bytes of the arena that had it before).
+pub struct ChunkBuf {
+    ptr: NonNull<u8>,
+    len: usize,
+}
+
+// SAFETY: a ChunkBuf is a plain owned byte buffer; the arena only writes bytes that no
+// shared reference can observe (see `Arena::write_block`), and readers see plain bytes.
+unsafe impl Send for ChunkBuf {}
+// SAFETY: as above; concurrent readers only read.
+unsafe impl Sync for ChunkBuf {}
+
+/// Freed chunks of the standard sizes (powers of two from [`MIN_CHUNK`] to [`MAX_CHUNK`]),
+/// kept for the next arenas: a new array's chunks then come already mapped, where fresh
+/// memory would cost a page fault per 4 KiB (most of the time of operations that build
+/// long strings). Bounded by [`POOL_LIMIT`].
+struct ChunkPool {
+    free: Vec<(usize, NonNull<u8>)>,
+    bytes: usize,
+}
+
+// SAFETY: the pool owns the allocations it holds; they are plain bytes.
+unsafe impl Send for ChunkPool {}
+
+static POOL: Mutex<ChunkPool> = Mutex::new(ChunkPool {
+    free: Vec::new(),
+    bytes: 0,
+});
+
+/// Runs `f` on the locked pool, inside a fork session (see [`crate::sync`]).
+fn with_pool<R>(f: impl FnOnce(&mut ChunkPool) -> R) -> R {
+    let _session = Session::enter();
+    let mut pool = POOL.lock().unwrap_or_else(PoisonError::into_inner);
+    f(&mut pool)
+}
+
+/// Whether chunks of `len` bytes go back to the pool.
+fn pooled_size(len: usize) -> bool {
+    len.is_power_of_two() && (MIN_CHUNK..=MAX_CHUNK).contains(&len)
+}
+
+/// Bytes of freed chunks the pool holds now.
+pub fn pooled_bytes() -> usize {
+    with_pool(|pool| pool.bytes)
+}
+
+impl ChunkBuf {
+    /// A chunk of `len` bytes; `Error::OutOfMemory` when the allocator has none.
+    pub(super) fn new(len: usize) -> Result<ChunkBuf> {
+        if len == 0 {
+            return Ok(ChunkBuf::empty());
+        }
+        let reused = pooled_size(len).then(|| {
+            with_pool(|pool| {
+                let at = pool.free.iter().rposition(|&(size, _)| size == len)?;
+                pool.bytes -= len;
+                Some(pool.free.swap_remove(at).1)
+            })
+        });
+        if let Some(ptr) = reused.flatten() {
+            return Ok(ChunkBuf { ptr, len });
+        }
+        let layout = Layout::from_size_align(len, 16).map_err(|_| Error::OutOfMemory(len))?;
+        // SAFETY: `layout` has a non-zero size.
+        let ptr = unsafe { alloc::alloc_zeroed(layout) };
+        let ptr = NonNull::new(ptr).ok_or(Error::OutOfMemory(len))?;
+        Ok(ChunkBuf { ptr, len })
+    }
+
+    /// A chunk of no bytes (the place of a freed one); allocates nothing.
+    pub(super) const fn empty() -> ChunkBuf {
+        ChunkBuf {
+            ptr: NonNull::dangling(),
+            len: 0,
+        }
+    }
+
+    /// Number of bytes in the chunk.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the chunk holds no bytes (a freed chunk).
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Address of the first byte; stays the same for the chunk's life.
+    pub fn as_ptr(&self) -> *const u8 {
+        self.ptr.as_ptr()
+    }
+
+    /// Bytes `start..start + len`, or `None` when they are not all inside the chunk.
+    pub(crate) fn slice(&self, start: usize, len: usize) -> Option<&[u8]> {
+        let end = start.checked_add(len)?;
+        if end > self.len {
+            return None;
+        }
+        // SAFETY: `start..end` lies inside the allocation, which is initialised (zeroed at
+        // creation, then only written) and lives as long as `self`.
+        Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(start), len) })
+    }
+
+    /// Copies `data` to `start` (inside the chunk: checked).
+    ///
+    /// # Safety
+    /// No reference to the bytes `start..start + data.len()` may be alive, and no other
+    /// thread may read them: they must belong to a block that is being handed out.
+    pub(super) unsafe fn write(&self, start: usize, data: &[u8]) {
+        let end = start.checked_add(data.len());
+        assert!(
+            end.is_some_and(|end| end <= self.len),
+            "write inside the chunk"
+        );
+        // SAFETY: the range is inside the allocation (asserted) and unobserved (the
+        // caller's contract). `copy` allows `data` to overlap the destination (a stale
+        // view duplicated into the block it pointed at).
+        unsafe { std::ptr::copy(data.as_ptr(), self.ptr.as_ptr().add(start), data.len()) };
+    }
+}
+
+impl Drop for ChunkBuf {
+    fn drop(&mut self) {
+        if self.len == 0 {
+            return;
+        }
+        let (len, ptr) = (self.len, self.ptr);
+        let pooled = pooled_size(len)
+            && with_pool(|pool| {
+                let keep = pool.bytes + len <= POOL_LIMIT && pool.free.try_reserve(1).is_ok();
+                if keep {
+                    pool.bytes += len;
+                    pool.free.push((len, ptr));
+                }
+                keep
+            });
+        if pooled {
+            return;
+        }
+        let layout = Layout::from_size_align(self.len, 16).expect("layout was valid");
+        // SAFETY: allocated in `new` with this layout, and not in the pool.
+        unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
+    }
+}
