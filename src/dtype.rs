@@ -178,6 +178,12 @@ unsafe extern "C" fn setitem(
     obj: *mut PyObject,
     dataptr: *mut u8,
 ) -> c_int {
+    // NumPy's unpickling (`_setlist_pkl`) keeps calling setitem after one failed, with
+    // the exception still set: leave the element (and the first error) alone.
+    // SAFETY: NumPy calls setitem with the GIL held.
+    if unsafe { !ffi::PyErr_Occurred().is_null() } {
+        return -1;
+    }
     with_gil_guard(-1, |py| {
         // SAFETY: NumPy passes a live object and an element of an array of `descr`.
         unsafe {

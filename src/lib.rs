@@ -100,6 +100,11 @@ fn _rebuild_dtype<'py>(
 ) -> PyResult<Bound<'py, PyAny>> {
     let na = na_object.iter().next();
     let descr = descr::new_descr(py, na.as_ref(), coerce)?;
+    // An unpickled array takes this descriptor without `finalize_descr` (NumPy's
+    // `__setstate__` sets it directly): mark it owned, so that every other array made
+    // with it (`b.copy()`) gets its own descriptor and arena.
+    // SAFETY: `descr` is a live StringDType descriptor.
+    unsafe { descr::claim(descr) };
     // SAFETY: `new_descr` returns a new reference.
     Ok(unsafe { Bound::from_owned_ptr(py, descr.cast()) })
 }

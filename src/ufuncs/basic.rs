@@ -9,9 +9,9 @@ use std::cmp::Ordering;
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use stringdtype_core::{kernels, Arena, View, MAX_STRING_LEN};
+use stringdtype_core::{kernels, Arena, Error as CoreError, View, MAX_STRING_LEN};
 
-use super::{effective_na, na_error, operand, Args, Dt, LoopDef, Output};
+use super::{effective_na, na_error, operand, read_count, Args, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
 use crate::dtype::compare_with_na;
@@ -34,12 +34,14 @@ pub fn loops() -> Vec<LoopDef> {
             "multiply",
             &[Dt::Ours, Dt::Int64, Dt::Ours],
             multiply_loop::<0>,
-        ),
+        )
+        .unsigned_counts(),
         LoopDef::new(
             "multiply",
             &[Dt::Int64, Dt::Ours, Dt::Ours],
             multiply_loop::<1>,
-        ),
+        )
+        .unsigned_counts(),
         LoopDef::new("str_len", &[Dt::Ours, Dt::Int64], str_len_loop),
         LoopDef::new("isnan", &[Dt::Ours, Dt::Bool], isnan_loop),
     ]
@@ -278,9 +280,9 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let output = Output::new(&args, 2, locks.get(1));
     let mut scratch = Vec::new();
     for i in 0..args.n {
-        // SAFETY: element i of each input; the count operand is int64.
+        // SAFETY: element i of each input; the count operand is int64 or uint64.
         let (s, count) = unsafe {
-            (read_view(args.at(STRING_AT, i)), std::ptr::read_unaligned(args.at(count_at, i) as *const i64))
+            (read_view(args.at(STRING_AT, i)), read_count(&args, count_at, i, "string multiply")?)
         };
         if let Some(view) = View::repeat_inline(s, count.max(0) as usize) {
             // Short results come from the view alone.
@@ -299,8 +301,10 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
                 _ => locks.get(0).get(&s).py()?,
             };
             scratch.clear();
-            kernels::repeat(bytes, count, &mut scratch)
-                .map_err(|_| PyOverflowError::new_err("Overflow encountered in string multiply"))?;
+            kernels::repeat(bytes, count, &mut scratch).map_err(|err| match err {
+                CoreError::OutOfMemory(_) => crate::error::to_py(err),
+                _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
+            })?;
             false
         };
         // SAFETY: element i of output 2, whose arena is lock 1.

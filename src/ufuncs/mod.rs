@@ -10,7 +10,7 @@ mod transform;
 use std::ffi::{c_char, c_int, c_void, CString};
 use std::ptr;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyTypeError, PyValueError};
 use pyo3::ffi::{self as pyffi, PyObject, PyType_Slot};
 use pyo3::prelude::*;
 use pyo3::types::PyTuple;
@@ -31,6 +31,8 @@ pub enum Dt {
     Ours,
     Bool,
     Int64,
+    /// A count that may come as uint64 (see [`LoopDef::unsigned_counts`]).
+    UInt64,
     /// NumPy's `U`.
     Unicode,
     /// NumPy's `S`.
@@ -45,6 +47,7 @@ impl Dt {
             Dt::Ours => dtype_class(),
             Dt::Bool => builtin_dtype(BuiltinDType::Bool),
             Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
+            Dt::UInt64 => builtin_dtype(BuiltinDType::UInt64),
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
             Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
             Dt::AnyInt => abstract_int_dtype(),
@@ -60,6 +63,8 @@ pub struct LoopDef {
     pub strided: StridedLoop,
     /// Whether `out=` may be given (NumPy's StringDType refuses it for some ufuncs).
     pub out_allowed: bool,
+    /// Whether the loop is registered for uint64 counts too (see `read_count`).
+    pub unsigned_counts: bool,
 }
 
 impl LoopDef {
@@ -70,6 +75,17 @@ impl LoopDef {
             dtypes,
             strided,
             out_allowed: true,
+            unsigned_counts: false,
+        }
+    }
+
+    /// The same loop, registered for uint64 counts as well: its int64 inputs are counts
+    /// or widths, which it reads with [`read_count`], so that a count beyond int64 is an
+    /// `OverflowError` rather than a negative number.
+    pub const fn unsigned_counts(self) -> LoopDef {
+        LoopDef {
+            unsigned_counts: true,
+            ..self
         }
     }
 
@@ -92,10 +108,37 @@ pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
 }
 
 /// Registers `def` on `ufunc`, with a promoter so that `U` inputs and any integer
-/// inputs reach it.
+/// inputs reach it (and its uint64 twin, for a loop with unsigned counts).
 pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> PyResult<()> {
     let nin = ufunc.getattr("nin")?.extract::<usize>()?;
-    let mut dtypes: Vec<*mut PyArray_DTypeMeta> = def.dtypes.iter().map(|d| d.class()).collect();
+    add_loop(py, ufunc, def, def.dtypes)?;
+    if def.unsigned_counts {
+        let twin: Vec<Dt> = def
+            .dtypes
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if i < nin && d == Dt::Int64 {
+                    Dt::UInt64
+                } else {
+                    d
+                }
+            })
+            .collect();
+        add_loop(py, ufunc, def, &twin)?;
+    }
+    add_promoters(py, ufunc, def.dtypes, nin, def.unsigned_counts)
+}
+
+/// Adds `def`'s loop to `ufunc` for the DTypes `dtypes`.
+fn add_loop(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    def: &LoopDef,
+    dtypes: &[Dt],
+) -> PyResult<()> {
+    let nin = ufunc.getattr("nin")?.extract::<usize>()?;
+    let mut dtypes: Vec<*mut PyArray_DTypeMeta> = dtypes.iter().map(|d| d.class()).collect();
     let flags = NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED;
     let outs_from = if def.out_allowed {
         def.dtypes.len()
@@ -125,7 +168,7 @@ pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> P
     if status < 0 {
         return Err(PyErr::fetch(py));
     }
-    add_promoters(py, ufunc, def.dtypes, nin)
+    Ok(())
 }
 
 /// Promoters for every mix of this loop's string inputs with `U`, and of its integer
@@ -135,6 +178,7 @@ fn add_promoters(
     ufunc: &Bound<'_, PyAny>,
     dtypes: &[Dt],
     nin: usize,
+    unsigned_counts: bool,
 ) -> PyResult<()> {
     let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
     // Every choice of string inputs that come in as `U` (or Python str), short of all.
@@ -155,12 +199,22 @@ fn add_promoters(
             continue;
         }
         pattern.extend(std::iter::repeat_n(None, dtypes.len() - nin));
-        add_promoter(py, ufunc, &pattern)?;
+        add_promoter(py, ufunc, &pattern, unsigned_counts)?;
     }
     Ok(())
 }
 
-fn add_promoter(py: Python<'_>, ufunc: &Bound<'_, PyAny>, pattern: &[Option<Dt>]) -> PyResult<()> {
+fn add_promoter(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    pattern: &[Option<Dt>],
+    unsigned_counts: bool,
+) -> PyResult<()> {
+    let promoter = if unsigned_counts {
+        promote::<true> as *mut c_void
+    } else {
+        promote::<false> as *mut c_void
+    };
     let items: Vec<Bound<'_, PyAny>> = pattern
         .iter()
         .map(|d| match d {
@@ -175,11 +229,7 @@ fn add_promoter(py: Python<'_>, ufunc: &Bound<'_, PyAny>, pattern: &[Option<Dt>]
     let capsule = unsafe {
         Bound::from_owned_ptr_or_err(
             py,
-            pyffi::PyCapsule_New(
-                promote as *mut c_void,
-                c"numpy._ufunc_promoter".as_ptr(),
-                None,
-            ),
+            pyffi::PyCapsule_New(promoter, c"numpy._ufunc_promoter".as_ptr(), None),
         )?
     };
     // SAFETY: entry 44 is `int PyUFunc_AddPromoter(PyObject *, PyObject *, PyObject *)`.
@@ -195,8 +245,9 @@ fn add_promoter(py: Python<'_>, ufunc: &Bound<'_, PyAny>, pattern: &[Option<Dt>]
 }
 
 /// The promoter: `U` (and this package's StringDType) inputs become StringDType,
-/// integers become int64; fixed signature entries are kept; outputs are left to the loop.
-unsafe extern "C" fn promote(
+/// integers become int64 (uint64 stays uint64 for loops with `UNSIGNED` counts); fixed
+/// signature entries are kept; outputs are left to the loop.
+unsafe extern "C" fn promote<const UNSIGNED: bool>(
     ufunc: *mut PyObject,
     op_dtypes: *const *mut PyArray_DTypeMeta,
     signature: *const *mut PyArray_DTypeMeta,
@@ -217,6 +268,8 @@ unsafe extern "C" fn promote(
                 given
             } else if given == unicode || given == dtype_class() {
                 dtype_class()
+            } else if UNSIGNED && given == builtin_dtype(BuiltinDType::UInt64) {
+                given
             } else {
                 builtin_dtype(BuiltinDType::Int64)
             };
@@ -439,6 +492,33 @@ pub fn register_all(py: Python<'_>) -> PyResult<()> {
         register(py, &def)?;
     }
     Ok(())
+}
+
+/// Element `i` of a count operand `k` (int64, or uint64 for a loop registered with
+/// [`LoopDef::unsigned_counts`]); a uint64 beyond int64 is an `OverflowError` naming
+/// `what`.
+///
+/// # Safety
+/// Operand `k` must be an int64 or uint64 operand with at least `i + 1` elements.
+#[inline]
+pub unsafe fn read_count(args: &Args, k: usize, i: isize, what: &str) -> PyResult<i64> {
+    // SAFETY: forwarded contract: the descriptor is live for the loop call.
+    let unsigned = unsafe { (*args.descrs[k]).kind } as u8 == b'u';
+    // SAFETY: forwarded contract; both types are 8 bytes.
+    let raw = unsafe { read_i64(args, k, i) };
+    if unsigned && raw < 0 {
+        return Err(PyOverflowError::new_err(format!(
+            "Overflow encountered in {what}"
+        )));
+    }
+    Ok(raw)
+}
+
+/// Makes room for `bytes` more bytes in a result buffer, or fails with `MemoryError`:
+/// result sizes come from users' counts and widths.
+pub fn reserve(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
+    out.try_reserve(bytes)
+        .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {bytes} bytes for a string")))
 }
 
 /// Element `i` of an int64 operand `k`.

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Finder, Side};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
-use super::{effective_na, operand, read_i64, Args, Dt, LoopDef, Output};
+use super::{effective_na, operand, read_count, read_i64, reserve, Args, Dt, LoopDef, Output};
 use crate::arenas::{ArenaLocks, Readers};
 use crate::descr::{read_view, NaKind};
 use crate::error::CoreResultExt;
@@ -32,12 +32,12 @@ pub fn loops() -> Vec<LoopDef> {
         LoopDef::new("_strip_chars", BINARY, strip_chars_loop::<BOTH>),
         LoopDef::new("_lstrip_chars", BINARY, strip_chars_loop::<LEFT>),
         LoopDef::new("_rstrip_chars", BINARY, strip_chars_loop::<RIGHT>),
-        LoopDef::new("_replace", &[T, T, T, I, T], replace_loop),
-        LoopDef::new("_expandtabs", WIDTH, expandtabs_loop),
-        LoopDef::new("_center", PAD, pad_loop::<CENTER>),
-        LoopDef::new("_ljust", PAD, pad_loop::<LJUST>),
-        LoopDef::new("_rjust", PAD, pad_loop::<RJUST>),
-        LoopDef::new("_zfill", WIDTH, pad_loop::<ZFILL>),
+        LoopDef::new("_replace", &[T, T, T, I, T], replace_loop).unsigned_counts(),
+        LoopDef::new("_expandtabs", WIDTH, expandtabs_loop).unsigned_counts(),
+        LoopDef::new("_center", PAD, pad_loop::<CENTER>).unsigned_counts(),
+        LoopDef::new("_ljust", PAD, pad_loop::<LJUST>).unsigned_counts(),
+        LoopDef::new("_rjust", PAD, pad_loop::<RJUST>).unsigned_counts(),
+        LoopDef::new("_zfill", WIDTH, pad_loop::<ZFILL>).unsigned_counts(),
         LoopDef::new("_partition", &[T, T, T, T, T], partition_loop::<false>).without_out(),
         LoopDef::new("_rpartition", &[T, T, T, T, T], partition_loop::<true>).without_out(),
         LoopDef::new("_slice", &[T, I, I, I, T], slice_loop).without_out(),
@@ -185,15 +185,19 @@ fn overflow(name: &str) -> PyErr {
     PyOverflowError::new_err(format!("Overflow encountered in {name}"))
 }
 
-/// Whether `s.replace(old, new, count)` fits in the largest string (checked from a cheap
-/// upper bound first, counting the matches only when that bound is too large).
-fn replace_fits(s: &[u8], old: &[u8], new: &[u8], count: i64) -> bool {
+/// Bound below which a result buffer is reserved from a cheap upper bound of its size,
+/// and above which from its exact size (worth one more pass over the string).
+const EXACT_FROM: usize = 1 << 20;
+
+/// The byte length of `s.replace(old, new, count)` or an upper bound of it (exact when
+/// the cheap bound is over [`EXACT_FROM`]); `None` when it is over the largest string.
+fn replace_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
     // Every match but those of an empty `old` consumes at least one byte.
     let bound_matches = s.len() + 1;
     let matches = usize::try_from(count).map_or(bound_matches, |c| c.min(bound_matches));
     let bound = new.len().saturating_mul(matches).saturating_add(s.len());
-    if bound <= MAX_STRING_LEN {
-        return true;
+    if bound <= EXACT_FROM {
+        return Some(bound);
     }
     let found = if old.is_empty() {
         kernels::str_len(s) + 1
@@ -202,7 +206,7 @@ fn replace_fits(s: &[u8], old: &[u8], new: &[u8], count: i64) -> bool {
     };
     let replaced = usize::try_from(count).map_or(found, |c| c.min(found));
     let size = (s.len() - replaced * old.len()).checked_add(replaced.saturating_mul(new.len()));
-    size.is_some_and(|size| size <= MAX_STRING_LEN)
+    size.filter(|&size| size <= MAX_STRING_LEN)
 }
 
 ufunc_loop!(replace_loop, 5, |args| {
@@ -240,8 +244,8 @@ ufunc_loop!(replace_loop, 5, |args| {
             let Some(s) = operand(&views[0], locks.get(0), na, true, search_error)? else {
                 return Ok(None);
             };
-            // SAFETY: operand 3 is int64.
-            let count = unsafe { read_i64(&args, 3, i) };
+            // SAFETY: operand 3 is an int64 or uint64 count.
+            let count = unsafe { read_count(&args, 3, i, "replace") }?;
             if let Some(finder) = &fixed {
                 // Nothing to replace: the string itself, without building a copy.
                 let absent = match finder.needle() {
@@ -252,9 +256,8 @@ ufunc_loop!(replace_loop, 5, |args| {
                     return Ok(Some(s));
                 }
             }
-            if !replace_fits(s, old, new, count) {
-                return Err(overflow("replace"));
-            }
+            let size = replace_size(s, old, new, count).ok_or_else(|| overflow("replace"))?;
+            reserve(out, size)?;
             match &fixed {
                 Some(finder) => kernels::replace_with(s, finder, new, count, out),
                 None => kernels::replace(s, old, new, count, out),
@@ -303,11 +306,14 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
         |_, _| None,
         |i, [view], locks, out| {
             let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
-            // SAFETY: operand 1 is int64.
-            let tabsize = unsafe { read_i64(&args, 1, i) };
-            if s.contains(&b'\t') && expanded_len(s, tabsize).is_none_or(|len| len > MAX_STRING_LEN)
-            {
-                return Err(PyOverflowError::new_err("new string is too long"));
+            // SAFETY: operand 1 is an int64 or uint64 tab size.
+            let tabsize = unsafe { read_count(&args, 1, i, "expandtabs") }?;
+            if s.contains(&b'\t') {
+                let size = expanded_len(s, tabsize).filter(|&len| len <= MAX_STRING_LEN);
+                reserve(
+                    out,
+                    size.ok_or_else(|| PyOverflowError::new_err("new string is too long"))?,
+                )?;
             }
             kernels::expandtabs(s, tabsize as isize, out);
             Ok(Some(out))
@@ -352,17 +358,16 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
         let Some(s) = operand(view, locks.get(0), na, true, error)? else {
             return Ok(None);
         };
-        // SAFETY: operand 1 is int64.
-        let width = unsafe { read_i64(&args, 1, i) };
+        // SAFETY: operand 1 is an int64 or uint64 width.
+        let width = unsafe { read_count(&args, 1, i, name) }?;
         let fill = fill.unwrap_or('0');
         let margin = usize::try_from(width).unwrap_or(0).saturating_sub(kernels::str_len(s));
         if margin == 0 {
             return Ok(Some(s));
         }
         let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
-        if size.is_none_or(|size| size > MAX_STRING_LEN) {
-            return Err(overflow(name));
-        }
+        let size = size.filter(|&size| size <= MAX_STRING_LEN).ok_or_else(|| overflow(name))?;
+        reserve(out, size)?;
         let width = width as isize;
         match K {
             CENTER => kernels::center(s, width, fill, out),

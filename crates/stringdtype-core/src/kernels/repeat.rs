@@ -6,7 +6,8 @@ use crate::view::MAX_STRING_LEN;
 /// Appends `s` repeated `n` times to `out` (nothing when `n <= 0`, as in Python).
 ///
 /// Errors with [`Error::StringTooLong`] (carrying the requested length, saturated at
-/// `usize::MAX`) when the result would exceed [`MAX_STRING_LEN`], before allocating.
+/// `usize::MAX`) when the result would exceed [`MAX_STRING_LEN`], before allocating, and
+/// with [`Error::OutOfMemory`] when the result cannot be allocated.
 pub fn repeat(s: &[u8], n: i64, out: &mut Vec<u8>) -> Result<()> {
     if n <= 0 || s.is_empty() {
         return Ok(());
@@ -19,7 +20,8 @@ pub fn repeat(s: &[u8], n: i64, out: &mut Vec<u8>) -> Result<()> {
         return Err(Error::StringTooLong(total));
     }
     let start = out.len();
-    out.reserve(total);
+    out.try_reserve(total)
+        .map_err(|_| Error::OutOfMemory(total))?;
     out.extend_from_slice(s);
     // Double the copied part: log2(n) large copies instead of n small ones.
     while out.len() - start <= total / 2 {
