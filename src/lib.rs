@@ -64,7 +64,9 @@ fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
 fn memory_info<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let descr = string_descr(array)?;
     // SAFETY: `descr` is a StringDType descriptor kept alive by `array`.
-    let usage = unsafe { &descr::state(descr).arena }.read().memory_usage();
+    // Locked for writing, which first applies releases that other arenas passed on
+    // (see `Arena::collect_mail`), so that the figures are settled.
+    let usage = unsafe { &descr::state(descr).arena }.write().memory_usage();
     let info = PyDict::new(array.py());
     info.set_item("views", array.getattr("nbytes")?)?;
     info.set_item("arena_capacity", usage.capacity)?;

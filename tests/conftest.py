@@ -281,3 +281,40 @@ def expected_strings(values, flavor):
         else:
             out.append(str(v))
     return out
+
+
+# ---------------------------------------------------------------------------------------
+# Running code that may crash or hang
+
+
+def run_isolated(code, timeout=60):
+    """Runs ``code`` in a fresh interpreter (with this suite's StringDType importable as
+    ``StringDType``) and returns its standard output. A crash, a hang past ``timeout``
+    seconds or an uncaught exception fails the calling test with what the child said;
+    the suite itself survives all three."""
+    import subprocess
+    import textwrap
+
+    prelude = "import numpy as np\n" + (
+        "StringDType = np.dtypes.StringDType\n"
+        if REFERENCE
+        else "from stringdtype import StringDType\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", prelude + textwrap.dedent(code)],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        pytest.fail(f"hung for {timeout} s; output so far:\n{exc.stdout}\n{exc.stderr}")
+    if done.returncode != 0:
+        how = (
+            f"killed by signal {-done.returncode}"
+            if done.returncode < 0
+            else f"exit status {done.returncode}"
+        )
+        pytest.fail(f"child process {how}:\n{done.stdout}\n{done.stderr}")
+    return done.stdout

@@ -248,6 +248,35 @@ def test_pinning_ends_when_the_export_is_released(rng):
     assert after - pinned <= base, "blocks are reused once no export lives"
 
 
+def test_exported_buffers_never_change(rng):
+    # The current chunk is not the last one here (the 2 MiB string got a chunk of its
+    # own after it): later strings are still carved from it, past what was exported.
+    a = np.array(["a" * 40, "b" * 2**21, "c" * 40, ""], dtype=StringDType())
+    e = pa.array(to_arrow(a))
+    before = [None if b is None else b.to_pybytes() for b in e.buffers()]
+    for i in range(200):
+        a[i % 4] = long_string(rng, rng.randint(13, 40))
+    assert [None if b is None else b.to_pybytes() for b in e.buffers()] == before
+    assert e.to_pylist() == ["a" * 40, "b" * 2**21, "c" * 40, ""]
+
+
+def test_repeated_exports_keep_memory_bounded():
+    # Each export pins the chunks it shares; chunks that are mostly holes are copied
+    # instead, so exporting and rewriting in turns cannot pin ever more free space.
+    vals = [f"pin {i} {'l' * (i % 300)}" for i in range(2000)]
+    a = np.array(vals, dtype=StringDType())
+    capacity = []
+    current = vals
+    for r in range(300):
+        e = pa.array(to_arrow(a))
+        a[:] = vals[r % 7 :] + vals[: r % 7]
+        assert e.to_pylist() == current
+        current = a.tolist()
+        del e
+        capacity.append(memory_info(a)["arena_capacity"])
+    assert capacity[-1] <= 2 * capacity[9], capacity[::30]
+
+
 # --------------------------------------------------------------------- lifetimes
 
 
@@ -493,7 +522,7 @@ def test_imported_strings_are_accounted_and_overwrites_stay_bounded(rng):
     for _ in range(10):
         a[:] = [long_string(rng, rng.randint(13, 200)) for _ in range(len(a))]
     after = memory_info(a)
-    # The imported strings' chunks are freed once every element was overwritten; the
-    # new strings reuse their own holes.
+    # The imported strings stay in their packed chunks until the array goes; the new
+    # strings reuse their own holes, so memory stays bounded.
     assert after["arena_capacity"] < 4 * info["arena_capacity"]
     assert a.tolist()[0] != values[0]

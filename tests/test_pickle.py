@@ -5,7 +5,12 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import StringDType, assert_same_list, both, random_strings
+from conftest import StringDType, assert_same_list, both, package_only, random_strings
+
+try:
+    from stringdtype import memory_info
+except ImportError:
+    memory_info = None
 
 PROTOCOLS = [2, 3, 4, 5]
 
@@ -93,3 +98,30 @@ def test_savez(flavor, strings, tmp_path):
     with np.load(path, allow_pickle=True) as loaded:
         check_same(loaded["first"], arr)
         check_same(loaded["second"], arr[::-1])
+
+
+@package_only
+def test_copies_of_unpickled_arrays_own_their_strings():
+    a = np.array(["x" * 100] * 7, dtype=StringDType())
+    b = pickle.loads(pickle.dumps(a))
+    c = b.copy()
+    assert c.dtype is not b.dtype
+    assert memory_info(b)["string_bytes"] == 700
+    assert memory_info(c)["string_bytes"] == 700
+    c[0] = "y" * 100
+    assert b[0] == "x" * 100
+
+
+def test_tampered_payloads_fail_and_leave_a_valid_array():
+    # NumPy's __setstate__ ignores a failed setitem and goes on with the next element
+    # (numpy/_core/src/multiarray/methods.c, _setlist_pkl), so Python reports a
+    # SystemError whose cause is the real error. The array stays readable.
+    a = np.array(["x" * 20] * 4, dtype=StringDType())
+    rebuild, args, state = a.__reduce__()
+    r = rebuild(*args)
+    with pytest.raises((SystemError, UnicodeEncodeError)) as info:
+        r.__setstate__(state[:4] + (["a", "\ud800", "b" * 20, "c"],))
+    if info.type is SystemError:
+        assert isinstance(info.value.__cause__, UnicodeEncodeError)
+    assert r.tolist()[0] == "a"
+    assert all(type(v) is str for v in r.tolist())

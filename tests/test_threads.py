@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import FLAVORS, StringDType, assert_same_list
+from conftest import FLAVORS, StringDType, assert_same_list, package_only, run_isolated
 
 THREADS = 4
 DURATION = 0.5  # seconds per test
@@ -178,3 +178,94 @@ def test_string_operations_on_a_shared_array(flavor):
     run_threads(worker)
     for j, text in enumerate(arr.tolist()):
         check_value(j, text)
+
+
+@package_only
+def test_an_error_in_a_loop_never_holds_a_lock_while_waiting_for_python():
+    # One thread casts to 'S' and fails on a non-ASCII string (the error is built with
+    # the GIL released); another assigns elements holding the GIL. No deadlock.
+    out = run_isolated(
+        """
+        import threading, time
+        a = np.array(['ascii string number %d' % i for i in range(200_000)], dtype=StringDType())
+        a[-1] = 'non-ascii é at the end'
+        stop = False
+        failures = [0]
+        def caster():
+            while not stop:
+                try:
+                    a.astype('S40')
+                except UnicodeEncodeError:
+                    failures[0] += 1
+        def setter():
+            i = 0
+            while not stop:
+                a[i % 1000] = 'long string stored in the arena %d' % i
+                i += 1
+        threads = [threading.Thread(target=f, daemon=True) for f in (caster, setter)]
+        for t in threads:
+            t.start()
+        time.sleep(2)
+        stop = True
+        for t in threads:
+            t.join()
+        print(failures[0] > 0)
+        """,
+        timeout=60,
+    )
+    assert out.strip() == "True"
+
+
+@package_only
+def test_in_place_sort_racing_with_writers():
+    out = run_isolated(
+        """
+        import random, threading, time
+        from stringdtype import memory_info
+        longs = ['long value %03d %s' % (i, 's' * (i % 40)) for i in range(200)]
+        n = 2000
+        a = np.array([random.Random(3).choice(longs) for _ in range(n)], dtype=StringDType())
+        stop = time.time() + 2
+        def sorter():
+            while time.time() < stop:
+                a.sort()
+        def setter(seed):
+            r = random.Random(seed)
+            while time.time() < stop:
+                a[r.randrange(n)] = r.choice(longs)
+        threads = [threading.Thread(target=sorter)]
+        threads += [threading.Thread(target=setter, args=(s,)) for s in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        values = a.tolist()
+        assert set(values) <= set(longs), 'values never written'
+        long_bytes = sum(len(v.encode()) for v in values if len(v.encode()) > 12)
+        assert memory_info(a)['string_bytes'] == long_bytes
+        # No two elements share a block: rewriting each changes only itself.
+        new = ['unique %d %s' % (i, 'u' * (20 + i % 50)) for i in range(n)]
+        for i, v in enumerate(new):
+            a[i] = v
+        assert a.tolist() == new
+        print('ok')
+        """,
+        timeout=60,
+    )
+    assert out.strip() == "ok"
+
+
+def test_readers_of_one_array_run_together_correctly():
+    # Read-only loops on one shared array from several threads (they share its arena
+    # lock): every result equals the single-threaded one.
+    arr = np.array([value(j, j) for j in range(20_000)], dtype=StringDType())
+    want = (np.strings.find(arr, "L").tolist(), np.strings.str_len(arr).tolist())
+    results = []
+
+    def worker(tid):
+        for _ in range(5):
+            results.append((np.strings.find(arr, "L").tolist(), np.strings.str_len(arr).tolist()))
+
+    run_threads(worker)
+    assert len(results) == 5 * THREADS
+    assert all(r == want for r in results)

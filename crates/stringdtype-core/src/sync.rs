@@ -141,13 +141,16 @@ impl ArenaLock {
         }
     }
 
-    /// Locks for writing (see [`ArenaLock::read`] on poisoning).
+    /// Locks for writing (see [`ArenaLock::read`] on poisoning), and applies releases
+    /// that other arenas posted for this one.
     pub fn write(&self) -> WriteGuard<'_> {
         let session = Session::enter();
-        WriteGuard {
+        let mut guard = WriteGuard {
             guard: self.lock.write().unwrap_or_else(PoisonError::into_inner),
             _session: session,
-        }
+        };
+        guard.collect_mail();
+        guard
     }
 
     /// Replaces the arena by `arena` and drops the old one (after unlocking).
@@ -181,8 +184,8 @@ impl DerefMut for WriteGuard<'_> {
 impl Drop for WriteGuard<'_> {
     fn drop(&mut self) {
         // The only moment no borrow of the arena can be alive and the caller is done:
-        // let go of chunks of other arenas that reads resolved.
-        self.guard.forget_foreign();
+        // let go of chunks of other arenas that reads resolved, pass on releases.
+        self.guard.settle();
     }
 }
 

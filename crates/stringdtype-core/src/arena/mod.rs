@@ -38,7 +38,7 @@ use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
 use blocks::{size_class, Blocks, CLASS_COUNT};
 pub use chunk::{pooled_bytes, ChunkBuf, POOL_LIMIT};
-use registry::{chunk_id, split_id, MAX_LOCAL_CHUNKS};
+use registry::{chunk_id, split_id, Mailbox, MAX_LOCAL_CHUNKS};
 
 /// Size of the first chunk.
 pub const MIN_CHUNK: usize = 8 * 1024;
@@ -157,6 +157,10 @@ pub struct Arena {
     /// Chunks of other arenas that reads resolved, kept alive while a borrow of their
     /// bytes may be (until the next exclusive access).
     foreign: Mutex<Vec<(u32, Arc<ChunkBuf>)>>,
+    /// Releases of other arenas' views, to post to their mailboxes ([`Arena::settle`]).
+    outbox: Vec<View>,
+    /// Where other arenas post releases of this one's views (made with the slot).
+    mailbox: Option<Arc<Mailbox>>,
 }
 
 impl Default for Arena {
@@ -167,6 +171,9 @@ impl Default for Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
+        if !self.outbox.is_empty() {
+            registry::forward(&mut self.outbox);
+        }
         if self.slot != 0 {
             registry::free_slot(self.slot);
         }
@@ -192,6 +199,8 @@ impl Arena {
                 chunks: 0,
             },
             foreign: Mutex::new(Vec::new()),
+            outbox: Vec::new(),
+            mailbox: None,
         }
     }
 
@@ -271,8 +280,9 @@ impl Arena {
     }
 
     /// Gives a long string's block back to the arena. Inline strings and missing values
-    /// need nothing; a view that this arena cannot prove is one of its live strings is
-    /// ignored (see the module docs).
+    /// need nothing; a view of another arena is passed on to it ([`Arena::settle`]); a
+    /// view that this arena cannot prove is one of its live strings is ignored (see the
+    /// module docs).
     #[inline]
     pub fn release(&mut self, view: View) {
         if let Some(location) = view.location() {
@@ -284,6 +294,9 @@ impl Arena {
     fn release_long(&mut self, view: View, location: Location) {
         let (slot, local) = split_id(location.chunk);
         if slot != self.slot {
+            if slot != 0 && self.outbox.try_reserve(1).is_ok() {
+                self.outbox.push(view);
+            }
             return;
         }
         let Some(chunk) = self.chunks.get_mut(local as usize) else {
@@ -377,6 +390,26 @@ impl Arena {
         // removed only through `&mut self` (`forget_foreign`), which cannot happen while
         // the returned borrow of `self` lives, and chunks never move.
         Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) })
+    }
+
+    /// Ends a stretch of exclusive access: lets go of the chunks of other arenas that
+    /// reads resolved, and posts the releases of other arenas' views to them.
+    pub fn settle(&mut self) {
+        self.forget_foreign();
+        if !self.outbox.is_empty() {
+            registry::forward(&mut self.outbox);
+        }
+    }
+
+    /// Applies the releases that other arenas posted for this one (each checked like
+    /// any release).
+    pub fn collect_mail(&mut self) {
+        let Some(mailbox) = &self.mailbox else {
+            return;
+        };
+        for view in mailbox.take() {
+            self.release(view);
+        }
     }
 
     /// Lets go of the chunks of other arenas that reads resolved.
@@ -544,7 +577,9 @@ impl Arena {
     /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
     fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
         if self.slot == 0 {
-            self.slot = registry::claim_slot()?;
+            let mailbox = Arc::new(Mailbox::default());
+            self.slot = registry::claim_slot(&mailbox)?;
+            self.mailbox = Some(mailbox);
         }
         let buf = Arc::new(ChunkBuf::new(size)?);
         let local = match self.free_locals.pop() {
@@ -772,6 +807,30 @@ mod tests {
         };
         a.forget_foreign();
         assert_eq!(a.get(&dead), Err(Error::CorruptView(dead)));
+    }
+
+    #[test]
+    fn releases_of_another_arenas_views_reach_it() {
+        let mut owner = Arena::new();
+        let mut other = Arena::new();
+        let view = owner.store(&long(30, 1)).unwrap();
+        let keep = owner.store(&long(30, 2)).unwrap();
+        other.release(view);
+        assert_eq!(
+            owner.memory_usage().string_bytes,
+            60,
+            "applied only when collected"
+        );
+        other.settle();
+        owner.collect_mail();
+        assert_eq!(owner.memory_usage().string_bytes, 30);
+        // Applied like any release: once, and only for live strings.
+        other.release(view);
+        other.release(forged(30, *b"xxxx", view.location().unwrap().chunk, 8));
+        other.settle();
+        owner.collect_mail();
+        assert_eq!(owner.memory_usage().string_bytes, 30);
+        assert_eq!(owner.get(&keep).unwrap(), &long(30, 2)[..]);
     }
 
     #[test]
