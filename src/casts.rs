@@ -514,7 +514,7 @@ strided_loop!(bytes_to_string, |pairs| {
 
 /// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
 fn utf8_error(raw: &[u8]) -> PyErr {
-    Python::attach(|py| {
+    crate::error::attach(|py| {
         // SAFETY: `raw` is a live byte slice; the codec returns a new reference or null
         // with the exception set.
         let decoded = unsafe {

@@ -63,6 +63,17 @@ pub fn loop_guard(body: impl FnOnce() -> PyResult<()>) -> std::ffi::c_int {
         Ok(Err(err)) => err,
         Err(payload) => panic_to_py(payload),
     };
-    Python::attach(|py| err.restore(py));
+    attach(|py| err.restore(py));
     -1
+}
+
+/// Takes the GIL from code that may run without it. Never called with an arena lock
+/// held: a thread holding the GIL may be waiting for that lock (checked in debug
+/// builds; errors made under a lock are plain values, built into exceptions here).
+pub fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> R {
+    debug_assert!(
+        !stringdtype_core::sync::in_session(),
+        "Python entered while an arena lock may be held"
+    );
+    Python::attach(f)
 }

@@ -67,6 +67,12 @@ impl Drop for Session {
     }
 }
 
+/// Whether this thread is inside a session, so may hold a lock of the crate (code that
+/// is must not wait for Python's GIL).
+pub fn in_session() -> bool {
+    DEPTH.try_with(Cell::get).unwrap_or(0) > 0
+}
+
 /// `pthread_atfork` prepare handler: waits for every session to end and holds the gate.
 extern "C" fn before_fork() {
     // A fork from inside a session (only possible from foreign C code) cannot wait for
