@@ -494,7 +494,7 @@ fn parse_options<'py>(
     let mut coerce = true;
     for (key, value) in options.into_iter().flat_map(|o| o.iter()) {
         match key.extract::<&str>()? {
-            "na_object" => na = Some(value),
+            "na_object" => na = descr::given_na_object(value)?,
             "coerce" => coerce = value.is_truthy()?,
             other => {
                 return Err(PyTypeError::new_err(format!(

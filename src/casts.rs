@@ -18,7 +18,8 @@ use stringdtype_core::View;
 use crate::arenas::ArenaLocks;
 use crate::descr::{self, DescrState, NaKind};
 use crate::dtype::{
-    element_truth, get_element, is_fresh_destination, replace_element, write_element,
+    convert_object, element_truth, get_element, is_fresh_destination, replace_element,
+    write_element,
 };
 use crate::error::{with_gil_guard, CoreResultExt};
 use crate::ffi::*;
@@ -121,6 +122,33 @@ fn cast_defs() -> Vec<CastDef> {
             flags: FAST,
             resolve: resolve_from_string::<NPY_SAME_KIND_CASTING>,
             strided: string_to_bytes,
+        },
+        CastDef {
+            name: c"void_to_string",
+            from: End::Builtin(Void),
+            to: End::Ours,
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_to_string::<NPY_SAME_KIND_CASTING>,
+            strided: void_to_string,
+        },
+        CastDef {
+            name: c"string_to_void",
+            from: End::Ours,
+            to: End::Builtin(Void),
+            casting: NPY_SAME_KIND_CASTING,
+            flags: FAST,
+            resolve: resolve_string_to_void,
+            strided: string_to_void,
+        },
+        CastDef {
+            name: c"object_to_string",
+            from: End::Builtin(Object),
+            to: End::Ours,
+            casting: NPY_UNSAFE_CASTING,
+            flags: PYAPI,
+            resolve: resolve_to_string::<NPY_UNSAFE_CASTING>,
+            strided: object_to_string,
         },
         CastDef {
             name: c"bool_to_string",
@@ -304,6 +332,39 @@ unsafe extern "C" fn resolve_from_string<const CASTING: c_int>(
             *loop_descrs.add(1) = dst;
         }
         Ok(CASTING)
+    })
+}
+
+/// To a void dtype: only a sized, unstructured one, as NumPy's StringDType (the level is
+/// unsafe: bytes may be cut anywhere).
+unsafe extern "C" fn resolve_string_to_void(
+    _method: *mut c_void,
+    _dtypes: *const *mut PyArray_DTypeMeta,
+    given: *const *mut PyArray_Descr,
+    loop_descrs: *mut *mut PyArray_Descr,
+    _view_offset: *mut npy_intp,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: as in `resolve_string_to_string`.
+        unsafe {
+            let dst = *given.add(1);
+            if dst.is_null() {
+                return Err(PyTypeError::new_err(
+                    "Casting from StringDType to a fixed-width dtype with an unspecified size \
+                     is not currently supported, specify an explicit size for the output dtype \
+                     instead.",
+                ));
+            }
+            let target = Bound::from_borrowed_ptr(py, dst.cast());
+            if !target.getattr("names")?.is_none() || !target.getattr("subdtype")?.is_none() {
+                return Err(PyTypeError::new_err(
+                    "Casting from StringDType to a structured dtype is not supported.",
+                ));
+            }
+            *loop_descrs = incref(*given);
+            *loop_descrs.add(1) = incref(dst);
+        }
+        Ok(NPY_UNSAFE_CASTING)
     })
 }
 
@@ -496,7 +557,15 @@ strided_loop!(string_to_unicode, |pairs| {
     })
 });
 
-strided_loop!(bytes_to_string, |pairs| {
+strided_loop!(bytes_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
+
+// `V` elements are bytes like `S` ones: UTF-8, trailing NULs trimmed, as NumPy's StringDType
+// (which reports invalid UTF-8 as a MemoryError; here it is a UnicodeDecodeError).
+strided_loop!(void_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
+
+/// Stores the UTF-8 text of NUL-padded fixed-width byte elements (`S`, `V`), after
+/// validating all of them.
+fn fixed_bytes_to_string(pairs: &Pairs) -> PyResult<()> {
     let width = elsize(pairs.src_descr);
     let (mut all, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
     pairs.for_each(|src, _| {
@@ -509,8 +578,8 @@ strided_loop!(bytes_to_string, |pairs| {
         ends.push(all.len());
         Ok(())
     })?;
-    store_all(&pairs, &all, &ends)
-});
+    store_all(pairs, &all, &ends)
+}
 
 /// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
 fn utf8_error(raw: &[u8]) -> PyErr {
@@ -537,6 +606,16 @@ fn ascii_error(text: &[u8], at: usize) -> PyErr {
 }
 
 strided_loop!(string_to_bytes, |pairs| {
+    string_to_fixed_bytes(&pairs, true)
+});
+
+strided_loop!(string_to_void, |pairs| {
+    string_to_fixed_bytes(&pairs, false)
+});
+
+/// Copies each string's bytes into a fixed-width byte element (`S`, `V`), cut to its
+/// width and NUL padded; for `S` (`ascii`) a non-ASCII string is an error.
+fn string_to_fixed_bytes(pairs: &Pairs, ascii: bool) -> PyResult<()> {
     let width = elsize(pairs.dst_descr);
     // SAFETY: the source is a StringDType descriptor.
     let state = unsafe { pairs.src_state() };
@@ -549,7 +628,7 @@ strided_loop!(string_to_bytes, |pairs| {
         } else {
             arena.get(&view).py()?
         };
-        if let Some(at) = bytes.iter().position(|&b| b >= 0x80) {
+        if let Some(at) = bytes.iter().position(|&b| b >= 0x80).filter(|_| ascii) {
             return Err(ascii_error(bytes, at));
         }
         let n = bytes.len().min(width);
@@ -560,7 +639,7 @@ strided_loop!(string_to_bytes, |pairs| {
         }
         Ok(())
     })
-});
+}
 
 // ---------------------------------------------------------------------------------------
 // Bool
@@ -680,6 +759,43 @@ strided_loop!(string_to_scalar, |pairs| {
         if unsafe { PyArray_Pack(dst_descr, dst.cast(), value.as_ptr()) } < 0 {
             return Err(PyErr::fetch(py));
         }
+        Ok(())
+    })
+});
+
+// Object to string, converting every element before writing any (NumPy's own path calls
+// `setitem` element by element and leaves the elements before a failing one written).
+strided_loop!(object_to_string, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let mut texts = Vec::with_capacity(pairs.n.max(0) as usize);
+    pairs.for_each(|src, _| {
+        // SAFETY: an object element holds a (possibly null) object pointer.
+        let raw = unsafe { ptr::read_unaligned(src.cast::<*mut pyffi::PyObject>()) };
+        let obj = if raw.is_null() {
+            py.None().into_bound(py)
+        } else {
+            // SAFETY: a non-null element is a live object the source array holds.
+            unsafe { Bound::from_borrowed_ptr(py, raw) }
+        };
+        // SAFETY: the destination is a StringDType descriptor.
+        texts.push(unsafe { convert_object(py, pairs.dst_descr, &obj) }?);
+        Ok(())
+    })?;
+    let bytes: Vec<Option<&str>> = texts
+        .iter()
+        .map(|text| text.as_ref().map(|t| t.to_str()).transpose())
+        .collect::<PyResult<_>>()?;
+    // SAFETY: the destination is a StringDType descriptor.
+    let mut arena = unsafe { pairs.dst_state() }.arena.write();
+    let mut next = bytes.into_iter();
+    pairs.for_each(|_, dst| {
+        let view = match next.next().flatten() {
+            Some(text) => arena.store(text.as_bytes()).py()?,
+            None => View::NA,
+        };
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
         Ok(())
     })
 });

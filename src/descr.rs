@@ -117,6 +117,13 @@ fn classify_na(na: &Bound<'_, PyAny>) -> PyResult<NaKind> {
     })
 }
 
+/// The `na_object` a caller passed: `None` for NumPy's `np._NoValue`, which (as in
+/// NumPy's signature) means "not given".
+pub fn given_na_object(value: Bound<'_, PyAny>) -> PyResult<Option<Bound<'_, PyAny>>> {
+    let no_value = value.py().import("numpy")?.getattr("_NoValue")?;
+    Ok((!value.is(&no_value)).then_some(value))
+}
+
 /// Creates a new, unowned descriptor with the given parameters and an empty arena.
 pub fn new_descr(
     py: Python<'_>,
@@ -200,7 +207,7 @@ pub unsafe extern "C" fn descr_new(
             let kwargs = unsafe { Bound::from_borrowed_ptr(py, kwargs) };
             for (key, value) in kwargs.cast::<PyDict>()?.iter() {
                 match key.extract::<&str>()? {
-                    "na_object" => na = Some(value),
+                    "na_object" => na = given_na_object(value)?,
                     "coerce" => coerce = value.is_truthy()?,
                     other => {
                         return Err(PyTypeError::new_err(format!(

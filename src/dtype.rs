@@ -62,6 +62,24 @@ fn as_pystring<'py>(obj: &Bound<'py, PyAny>, coerce: bool) -> PyResult<Bound<'py
     obj.str()
 }
 
+/// What `obj` is stored as in an array with descriptor `descr`: its `str` (see
+/// [`as_pystring`]), or `None` for the descriptor's missing value.
+///
+/// # Safety
+/// `descr` must be a live StringDType descriptor.
+pub unsafe fn convert_object<'py>(
+    py: Python<'py>,
+    descr: *const PyArray_Descr,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    // SAFETY: forwarded contract.
+    let (state, na) = unsafe { (descr::state(descr), descr::na_object(py, descr)) };
+    if na.is_some() && na_equal(Some(obj), na.as_ref()) {
+        return Ok(None);
+    }
+    as_pystring(obj, state.coerce).map(Some)
+}
+
 /// Stores `obj` into the element at `dst` of an array with descriptor `descr`; on error
 /// the element keeps its old value.
 ///
@@ -74,18 +92,14 @@ pub unsafe fn set_element(
     dst: *mut u8,
 ) -> PyResult<()> {
     // SAFETY: forwarded contract.
-    let (state, na) = unsafe { (descr::state(descr), descr::na_object(py, descr)) };
-    if na.is_some() && na_equal(Some(obj), na.as_ref()) {
-        let mut arena = state.arena.write();
-        // SAFETY: `dst` is an element (forwarded contract).
-        unsafe { replace_element(&mut arena, dst, View::NA) };
-        return Ok(());
-    }
-    let text = as_pystring(obj, state.coerce)?;
-    let bytes = text.to_str()?.as_bytes();
+    let (state, text) = unsafe { (descr::state(descr), convert_object(py, descr, obj)?) };
+    let bytes = text.as_ref().map(|text| text.to_str()).transpose()?;
     let mut arena = state.arena.write();
-    let view = arena.store(bytes).py()?;
-    // SAFETY: as above.
+    let view = match bytes {
+        Some(bytes) => arena.store(bytes.as_bytes()).py()?,
+        None => View::NA,
+    };
+    // SAFETY: `dst` is an element (forwarded contract).
     unsafe { replace_element(&mut arena, dst, view) };
     Ok(())
 }

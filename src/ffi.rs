@@ -245,6 +245,7 @@ pub enum BuiltinDType {
     Datetime = 31,
     Timedelta = 32,
     Object = 33,
+    Void = 34,
 }
 
 /// The two API tables, loaded once at import.

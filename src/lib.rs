@@ -129,6 +129,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .call1(("StringScalar", bases, namespace))?;
     let cls = dtype::create(py, &scalar)?;
     ufuncs::register_all(py)?;
+    ufuncs::register_extra_promoters(py)?;
     ufuncs::add_ufuncs(m)?;
     // SAFETY: the class is immortal (leaked), so a borrowed reference is always valid.
     let cls = unsafe { Bound::from_borrowed_ptr(py, cls.cast()) };

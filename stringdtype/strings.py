@@ -10,6 +10,14 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
 * everything else is ``np.strings``' own function, which already runs this package's
   loops.
 
+Python ``str`` operands keep every character: when a StringDType array takes part, the
+functions here turn ``str`` arguments (the other operand of a comparison or of ``add``,
+``sub``, ``prefix``, ``suffix``, ``chars``, ``fillchar``, ``sep``, ``old``, ``new``)
+into StringDType scalars of that array's dtype before calling NumPy's function. NumPy
+itself turns a ``str`` operand into a ``U`` array first, which cannot hold trailing NUL
+characters, so ``np.strings.find(a, "\x00")`` looks for ``""`` while
+``stringdtype.strings.find(a, "\x00")`` looks for ``"\x00"``.
+
 Missing values: a string ``na_object`` acts as its string, a NaN-like one gives a missing
 result, any other one raises ``TypeError`` (``np.strings`` raises for every missing value
 in the case conversions). Arrays of other dtypes go to ``np.strings`` unchanged, except
@@ -17,6 +25,8 @@ in the case conversions). Arrays of other dtypes go to ``np.strings`` unchanged,
 """
 
 import codecs
+import functools
+import inspect
 
 import numpy as np
 
@@ -91,7 +101,63 @@ def decode(a, encoding=None, errors=None):
     return np.strings.decode(a, encoding, errors)
 
 
+# Parameters of np.strings functions that are string operands (the first, ``a``, too).
+_STRING_PARAMETERS = {"a", "sub", "prefix", "suffix", "chars", "fillchar", "sep", "old", "new"}
+
+
+def _string_dtype_of(values):
+    """The dtype of the first StringDType array among ``values``, or ``None``."""
+    for value in values:
+        dtype = getattr(value, "dtype", None)
+        if isinstance(dtype, StringDType):
+            return dtype
+    return None
+
+
+def _keeping_str_operands(name):
+    """``np.strings.<name>`` with ``str`` string operands made StringDType scalars."""
+    function = getattr(np.strings, name)
+    if isinstance(function, np.ufunc):
+        operands = function.nin
+
+        def is_operand(position, _keyword):
+            return position is not None and position < operands
+    else:
+        parameters = list(inspect.signature(function).parameters)
+
+        def is_operand(position, keyword):
+            if keyword is None:
+                keyword = parameters[position] if position < len(parameters) else None
+            return keyword in _STRING_PARAMETERS
+
+    @functools.wraps(function)
+    def call(*args, **kwargs):
+        dtype = _string_dtype_of([*args, *kwargs.values()])
+        if dtype is not None:
+
+            def convert(value, position, keyword):
+                if type(value) is str and is_operand(position, keyword):
+                    return np.array(value, dtype=dtype)
+                return value
+
+            args = [convert(v, i, None) for i, v in enumerate(args)]
+            kwargs = {k: convert(v, None, k) for k, v in kwargs.items()}
+        return function(*args, **kwargs)
+
+    return call
+
+
+_OWN = {"upper", "lower", "swapcase", "capitalize", "title", "casefold", "encode", "decode"}
+_WRAPPED = {
+    name: _keeping_str_operands(name)
+    for name in np.strings.__all__
+    if name not in _OWN and name not in {"mod", "translate", "multiply", "zfill", "slice"}
+}
+
+
 def __getattr__(name):
+    if name in _WRAPPED:
+        return _WRAPPED[name]
     if name in np.strings.__all__:
         return getattr(np.strings, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -28,9 +28,11 @@ def test_uint64_counts_beyond_int64_overflow(op):
         COUNT_OPS[op](a, np.array([1, 2**63, 2], dtype=np.uint64))
 
 
+@package_only
 @pytest.mark.parametrize("op", list(COUNT_OPS))
 @pytest.mark.parametrize("count", [0, 1, 3, 25])
 def test_uint64_counts_within_range_act_as_int64(op, count):
+    # NumPy's StringDType takes uint64 counts in multiply only.
     a = np.array(["abc", "x" * 20, "a\tb", ""], dtype=StringDType())
     want = COUNT_OPS[op](a, np.int64(count))
     assert COUNT_OPS[op](a, np.uint64(count)).tolist() == want.tolist()
@@ -38,7 +40,9 @@ def test_uint64_counts_within_range_act_as_int64(op, count):
     assert COUNT_OPS[op](a, counts).tolist() == COUNT_OPS[op](a, counts.astype(np.int64)).tolist()
 
 
+@package_only
 def test_repeating_the_empty_string_is_instant():
+    # NumPy's StringDType loops once per count.
     out = run_isolated(
         """
         a = np.array(['', ''], dtype=StringDType())

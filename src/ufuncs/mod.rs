@@ -37,6 +37,8 @@ pub enum Dt {
     Unicode,
     /// NumPy's `S`.
     Bytes,
+    /// NumPy's `object`.
+    Object,
     /// Any integer DType, Python int included (for promoters).
     AnyInt,
 }
@@ -50,6 +52,7 @@ impl Dt {
             Dt::UInt64 => builtin_dtype(BuiltinDType::UInt64),
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
             Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
+            Dt::Object => builtin_dtype(BuiltinDType::Object),
             Dt::AnyInt => abstract_int_dtype(),
         }
     }
@@ -215,6 +218,16 @@ fn add_promoter(
     } else {
         promote::<false> as *mut c_void
     };
+    add_promoter_fn(py, ufunc, pattern, promoter)
+}
+
+/// Registers `promoter` (a `PyArrayMethod_PromoterFunction`) for `pattern` on `ufunc`.
+fn add_promoter_fn(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    pattern: &[Option<Dt>],
+    promoter: *mut c_void,
+) -> PyResult<()> {
     let items: Vec<Bound<'_, PyAny>> = pattern
         .iter()
         .map(|d| match d {
@@ -282,6 +295,76 @@ unsafe extern "C" fn promote<const UNSIGNED: bool>(
         }
         Ok(0)
     })
+}
+
+/// The promoter of comparisons between this package's strings and `object` operands:
+/// both become `object`, as NumPy's StringDType does (its strings compare as `str`, its
+/// missing values as the `na_object`), the output stays bool; fixed signature entries
+/// are kept.
+unsafe extern "C" fn promote_to_object(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
+        let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
+        let nin: usize = ufunc.getattr("nin")?.extract()?;
+        let nargs: usize = ufunc.getattr("nargs")?.extract()?;
+        for i in 0..nargs {
+            // SAFETY: as above.
+            let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
+            let chosen = if !fixed.is_null() {
+                fixed
+            } else if i < nin {
+                builtin_dtype(BuiltinDType::Object)
+            } else if !given.is_null() {
+                given
+            } else {
+                builtin_dtype(BuiltinDType::Bool)
+            };
+            // SAFETY: the array takes a new reference per entry.
+            unsafe {
+                pyffi::Py_INCREF(chosen.cast());
+                *new_op_dtypes.add(i) = chosen;
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Promoters beyond the per-loop ones, as NumPy's StringDType registers them:
+/// comparisons with `object` operands go to `object`'s loops, and `add` of `U`/`str`
+/// inputs with a StringDType output (`dtype=StringDType`, `out=`) reaches the string
+/// loop.
+pub fn register_extra_promoters(py: Python<'_>) -> PyResult<()> {
+    const OUT: Option<Dt> = Some(Dt::Ours);
+    for name in [
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ] {
+        let ufunc = ufunc(py, name)?;
+        for pattern in [
+            [Some(Dt::Ours), Some(Dt::Object), Some(Dt::Bool)],
+            [Some(Dt::Object), Some(Dt::Ours), Some(Dt::Bool)],
+        ] {
+            add_promoter_fn(py, &ufunc, &pattern, promote_to_object as *mut c_void)?;
+        }
+    }
+    // Mixed inputs are covered by the loop's own promoters (whose outputs match any).
+    let add = ufunc(py, "add")?;
+    add_promoter(
+        py,
+        &add,
+        &[Some(Dt::Unicode), Some(Dt::Unicode), OUT],
+        false,
+    )?;
+    Ok(())
 }
 
 fn abstract_int_dtype() -> *mut PyArray_DTypeMeta {
