@@ -84,16 +84,19 @@ class ArrayMachine(RuleBasedStateMachine):
 
     @rule(suffix=texts, mask=masks)
     def add_into_overlapping_output(self, suffix, mask):
-        # As an array: NumPy turns a Python str operand of a ufunc into a 'U' array,
-        # which cannot hold trailing NULs, before any dtype sees it.
-        suffix_array = np.array(suffix, dtype=DT)
-        np.add(self.a[::-1], suffix_array, out=self.a, where=np.array(mask))
+        # Through stringdtype.strings: NumPy's own np.add turns a Python str operand
+        # into a 'U' array, which cannot hold trailing NULs, before any dtype sees it.
+        import stringdtype.strings as sds
+
+        sds.add(self.a[::-1], suffix, out=self.a, where=np.array(mask))
         reversed_ = self.model[::-1]
         self.model = [add(r, suffix) if m else v for r, m, v in zip(reversed_, mask, self.model)]
 
     @rule(old=st.sampled_from(["a", "é", "日🙂", "x"]), new=texts)
     def replace(self, old, new):
-        self.a[...] = np.strings.replace(self.a, old, np.array(new, dtype=DT))
+        import stringdtype.strings as sds
+
+        self.a[...] = sds.replace(self.a, old, new)
         self.model = [v if is_na(v) else v.replace(old, new) for v in self.model]
 
     @rule(start=st.integers(0, 3))
