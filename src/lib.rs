@@ -114,6 +114,7 @@ fn _rebuild_dtype<'py>(
 #[pymodule]
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
+    unicode::check_version(py)?;
     ffi::load(py)?;
     stringdtype_core::sync::install_fork_handlers();
     let namespace = PyDict::new(py);
@@ -141,5 +142,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowStringViewArray>()?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
+    m.add("unicode_version", unicode::UNICODE_VERSION)?;
     Ok(())
 }

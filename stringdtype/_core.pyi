@@ -37,6 +37,10 @@ class ArrowStringViewArray:
 def to_arrow(array: np.ndarray) -> ArrowStringViewArray: ...
 def from_arrow(obj: Any, *, na_object: Any = ..., coerce: bool = True) -> np.ndarray: ...
 
+# The Unicode version of the compiled-in tables: the running Python's
+# ``unicodedata.unidata_version`` (the module refuses to load otherwise).
+unicode_version: str
+
 # The package's own ufuncs (StringDType in, StringDType out; see stringdtype.strings).
 upper: np.ufunc
 lower: np.ufunc

@@ -8,7 +8,8 @@
 //! a string (or the part they touch) is ASCII and then work on bytes.
 //!
 //! Kernels that need Unicode character data outside ASCII are generic over
-//! [`UnicodeTables`], implemented by the Python glue with CPython's own database.
+//! [`UnicodeTables`], implemented by the extension with tables generated from the Python
+//! it is built for.
 
 pub mod case;
 pub mod compare;
@@ -39,7 +40,7 @@ pub use replace::{replace, replace_with};
 pub use search::{count, endswith, find, rfind, startswith, Needle};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
-pub use unicode::{CaseMapping, RustTables, UnicodeTables};
+pub use unicode::{CaseMapping, UnicodeTables};
 
 /// A bad argument to a kernel, which Python reports as `ValueError`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
