@@ -53,7 +53,7 @@ fn to_py(py: Python<'_>, err: ArrowError) -> PyErr {
             ..
         } => PyOverflowError::new_err(err.to_string()),
         ArrowError::Element {
-            error: Error::OutOfMemory(_) | Error::ArenaFull,
+            error: Error::OutOfMemory(_) | Error::ArenaFull(_),
             ..
         } => PyMemoryError::new_err(err.to_string()),
         ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(err.to_string()),

@@ -13,7 +13,7 @@ pub fn to_py(err: Error) -> PyErr {
     match err {
         Error::StringTooLong(_) => PyOverflowError::new_err(err.to_string()),
         Error::CorruptView(_) => PyValueError::new_err(err.to_string()),
-        Error::OutOfMemory(_) | Error::ArenaFull => PyMemoryError::new_err(err.to_string()),
+        Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(err.to_string()),
     }
 }
 
@@ -72,7 +72,7 @@ pub fn loop_guard(body: impl FnOnce() -> PyResult<()>) -> std::ffi::c_int {
 /// builds; errors made under a lock are plain values, built into exceptions here).
 pub fn attach<R>(f: impl FnOnce(Python<'_>) -> R) -> R {
     debug_assert!(
-        !stringdtype_core::sync::in_session(),
+        !stringdtype_core::fork::in_session(),
         "Python entered while an arena lock may be held"
     );
     Python::attach(f)

@@ -116,7 +116,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     unicode::check_version(py)?;
     ffi::load(py)?;
-    stringdtype_core::sync::install_fork_handlers();
+    stringdtype_core::fork::install_fork_handlers();
     let namespace = PyDict::new(py);
     namespace.set_item("__module__", "stringdtype")?;
     namespace.set_item(

@@ -1,6 +1,6 @@
 //! The error type of the pure layers.
 
-use crate::view::View;
+use crate::view::{TooLong, View};
 
 /// Everything that can go wrong in the view, arena and kernel layers.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -11,8 +11,9 @@ pub enum Error {
     CorruptView(View),
     /// The allocator could not give this many bytes.
     OutOfMemory(usize),
-    /// An arena already holds the most chunks it can, or the process the most arenas.
-    ArenaFull,
+    /// An arena already holds the most chunks it can, or the process the most arenas
+    /// (the limit that was reached).
+    ArenaFull(&'static str),
 }
 
 impl std::fmt::Display for Error {
@@ -29,18 +30,18 @@ impl std::fmt::Display for Error {
             ),
             Error::OutOfMemory(0) => write!(f, "out of memory"),
             Error::OutOfMemory(bytes) => write!(f, "cannot allocate {bytes} bytes"),
-            Error::ArenaFull => write!(
-                f,
-                "too many string chunks: an array holds at most {} chunks, and at most {} \
-                 arrays hold long strings at once",
-                crate::arena::registry::MAX_LOCAL_CHUNKS,
-                crate::arena::registry::MAX_SLOTS
-            ),
+            Error::ArenaFull(limit) => write!(f, "too many string chunks: {limit}"),
         }
     }
 }
 
 impl std::error::Error for Error {}
+
+impl From<TooLong> for Error {
+    fn from(TooLong(len): TooLong) -> Error {
+        Error::StringTooLong(len)
+    }
+}
 
 /// Result of the pure layers.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -9,8 +9,6 @@
 //! memory is a valid array of empty strings. Arrow keeps the length in a non-negative
 //! `i32`; its top bit is free and marks a missing element (the dtype's `na_object`).
 
-use crate::error::{Error, Result};
-
 /// Longest string one element can hold, in bytes (Arrow's `i32` length).
 pub const MAX_STRING_LEN: usize = i32::MAX as usize;
 
@@ -28,6 +26,10 @@ pub struct View {
     /// compiler assemble them on the stack and stall the loads that follow.
     raw: [u64; 2],
 }
+
+/// A string of this many bytes is longer than an element can hold ([`MAX_STRING_LEN`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooLong(pub usize);
 
 /// Where the bytes of a long string live in an [`crate::arena::Arena`].
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -71,7 +73,7 @@ impl View {
         }
         // Built in registers from at most two overlapping loads instead of a
         // variable-length copy, which would stall the 16-byte read that follows.
-        let payload = crate::kernels::swar::load(data);
+        let payload = crate::swar::load(data);
         Some(View::from_u128((payload << 32) | data.len() as u128))
     }
 
@@ -111,12 +113,13 @@ impl View {
     }
 
     /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
-    /// `location`. Errors when `len` is over [`MAX_STRING_LEN`].
+    /// `location`. Errors when `len` is over [`MAX_STRING_LEN`] (the crate's `Error`
+    /// converts from [`TooLong`]).
     #[inline]
-    pub fn long(len: usize, prefix: [u8; 4], location: Location) -> Result<View> {
+    pub fn long(len: usize, prefix: [u8; 4], location: Location) -> Result<View, TooLong> {
         debug_assert!(len > MAX_INLINE_LEN);
         if len > MAX_STRING_LEN {
-            return Err(Error::StringTooLong(len));
+            return Err(TooLong(len));
         }
         let low = len as u64 | (u64::from(u32::from_le_bytes(prefix)) << 32);
         let high = u64::from(location.chunk) | (u64::from(location.offset) << 32);
@@ -190,6 +193,18 @@ impl View {
         (len <= MAX_INLINE_LEN).then(|| unsafe {
             std::slice::from_raw_parts((self as *const View).cast::<u8>().add(4), len)
         })
+    }
+
+    /// The data bytes of an inline, all-ASCII string as byte lanes (zero past the
+    /// string), or `None` for a missing or long string or one with a non-ASCII byte.
+    #[inline]
+    pub fn inline_ascii_lanes(self) -> Option<u128> {
+        if self.is_na() || !self.is_inline() {
+            return None;
+        }
+        // The padding lanes of an inline view are zero, so any top bit is a non-ASCII byte.
+        let data = self.as_u128() >> 32;
+        (data & crate::swar::TOPS == 0).then_some(data)
     }
 
     /// The first four bytes of the string, zero padded.
@@ -354,7 +369,7 @@ mod tests {
         };
         assert!(matches!(
             View::long(MAX_STRING_LEN + 1, *b"abcd", loc),
-            Err(Error::StringTooLong(_))
+            Err(TooLong(_))
         ));
     }
 

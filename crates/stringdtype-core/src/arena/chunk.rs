@@ -6,10 +6,13 @@ use std::ptr::NonNull;
 use std::sync::{Mutex, PoisonError};
 
 use crate::error::{Error, Result};
-use crate::sync::Session;
+use crate::fork::Session;
 
-use super::{MAX_CHUNK, MIN_CHUNK};
-
+/// Size of the first chunk.
+pub const MIN_CHUNK: usize = 8 * 1024;
+/// Largest chunk made for ordinary strings.
+pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
+/// Strings with a block larger than this get a chunk of their own.
 /// Most bytes of freed chunks kept for reuse, process-wide.
 pub const POOL_LIMIT: usize = 128 * 1024 * 1024;
 

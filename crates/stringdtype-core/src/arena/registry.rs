@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, Weak};
 
 use crate::error::{Error, Result};
-use crate::sync::Session;
+use crate::fork::Session;
 use crate::view::View;
 
 use super::chunk::ChunkBuf;
@@ -103,7 +103,9 @@ pub(super) fn claim_slot(mailbox: &Arc<Mailbox>) -> Result<u32> {
             None => {
                 let slot = registry.slots.len();
                 if slot > MAX_SLOTS {
-                    return Err(Error::ArenaFull);
+                    return Err(Error::ArenaFull(
+                        "at most 1,048,575 arrays hold long strings at once",
+                    ));
                 }
                 // `free_slot` must not allocate: keep room for every slot in the queue.
                 let room = (slot + 1).saturating_sub(registry.free.len());

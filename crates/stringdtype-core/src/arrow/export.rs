@@ -101,7 +101,7 @@ impl Drop for ExportedArray {
         live::add(-1);
         if !self.chunks.is_empty() {
             // The last reference to a chunk frees it into the pool: a lock of the crate.
-            let _session = crate::sync::Session::enter();
+            let _session = crate::fork::Session::enter();
             self.chunks.clear();
             note_unshared();
         }

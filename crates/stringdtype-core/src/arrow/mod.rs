@@ -18,6 +18,7 @@ pub mod ffi;
 mod import;
 mod shared;
 mod stream;
+mod strings;
 
 pub use error::ArrowError;
 pub use export::{export_array, export_schema, export_views};
@@ -30,3 +31,5 @@ pub use stream::ArrowStreamReader;
 mod testing;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_malformed;

@@ -232,3 +232,11 @@ pub(crate) fn foreign_stream(
         private_data: Box::into_raw(private).cast(),
     }))
 }
+
+/// The strings of `views` (whose long strings live in `arena`), `None` where missing.
+pub fn strings(views: &[crate::view::View], arena: &crate::arena::Arena) -> Vec<Option<Vec<u8>>> {
+    views
+        .iter()
+        .map(|v| (!v.is_na()).then(|| arena.get(v).unwrap().to_vec()))
+        .collect()
+}

@@ -7,8 +7,8 @@
 //! on the neighbouring code points, not on the tables. A string that is all ASCII is
 //! converted byte by byte, without decoding.
 
-use super::swar;
 use super::unicode::{decode_at, push_char, CharIndices, UnicodeTables};
+use crate::swar;
 use crate::view::View;
 
 const CAPITAL_SIGMA: char = '\u{3a3}';
@@ -29,7 +29,7 @@ pub enum AsciiCase {
 /// missing string or one with a non-ASCII byte.
 #[inline]
 pub fn inline_ascii_case(view: View, case: AsciiCase) -> Option<View> {
-    let data = swar::inline_ascii_data(view)?;
+    let data = view.inline_ascii_lanes()?;
     // The top bit of a lane, shifted down twice, is its case bit (0x20).
     let lower = swar::in_range(data, b'a', b'z') >> 2;
     let upper = swar::in_range(data, b'A', b'Z') >> 2;

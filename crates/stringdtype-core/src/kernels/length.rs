@@ -4,8 +4,8 @@
 //! so counting code points is counting bytes, which the loops below do eight at a time
 //! in the byte lanes of a `u64` (like `core::str::count`), without needing `&str`.
 
-use super::swar;
 use super::unicode::is_continuation;
+use crate::swar;
 use crate::view::View;
 
 /// 32-byte blocks per batch: each byte lane of the accumulator gains at most four per

@@ -22,7 +22,6 @@ pub mod replace;
 pub mod search;
 pub mod slice;
 pub mod strip;
-pub mod swar;
 pub mod unicode;
 
 pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};

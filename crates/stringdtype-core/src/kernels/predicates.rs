@@ -4,8 +4,8 @@
 //! ASCII bytes are classified by a table (Python's ASCII rules are fixed); other code points
 //! are decoded and asked of the [`UnicodeTables`].
 
-use super::swar::{self, in_range, LANES};
 use super::unicode::{decode_at, UnicodeTables};
+use crate::swar::{self, in_range, LANES};
 use crate::view::View;
 
 const ALPHA: u8 = 1;
@@ -81,7 +81,7 @@ pub enum Predicate {
 /// non-ASCII byte.
 #[inline]
 pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
-    let data = swar::inline_ascii_data(view)?;
+    let data = view.inline_ascii_lanes()?;
     let len = view.len();
     // The top bits of the string's lanes.
     let used = swar::used(len);

@@ -6,8 +6,8 @@
 
 use memchr::memmem::Finder;
 
-use super::swar;
 use super::unicode::is_continuation;
+use crate::swar;
 
 /// Appends `s.replace(old, new, count)` to `out`; `count < 0` replaces every match.
 /// For one `old` and many strings, prepare a [`Finder`] once and use [`replace_with`].

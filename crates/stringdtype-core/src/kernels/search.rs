@@ -12,7 +12,7 @@
 use memchr::memmem::{self, Finder, FinderRev};
 
 use super::length::{byte_offset, str_len};
-use super::swar;
+use crate::swar;
 
 /// Python's `ADJUST_INDICES`: clamps `start` and `end` to `0..=len` the way slices do.
 /// The result may have `end < start`, meaning an empty window with no position in it.

@@ -2,7 +2,6 @@
 //! (`None` bounds, negative indices, clamping, any non-zero step).
 
 use super::length::{byte_offset, byte_offset_from_end, str_len};
-use super::swar;
 use super::unicode::decode_at;
 use super::ArgumentError;
 use crate::view::View;
@@ -84,7 +83,7 @@ fn contiguous(s: &[u8], len: usize, start: usize, count: usize) -> &[u8] {
 /// bytes there); `None` for a missing or long string or one with a non-ASCII byte.
 #[inline]
 pub fn inline_ascii_slice(view: View, start: Option<isize>, stop: Option<isize>) -> Option<View> {
-    let data = swar::inline_ascii_data(view)?;
+    let data = view.inline_ascii_lanes()?;
     let indices = SliceIndices::new(view.len(), start, stop, None).ok()?;
     let keep = u128::MAX
         .checked_shr(128 - 8 * indices.count as u32)

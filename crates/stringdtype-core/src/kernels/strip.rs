@@ -4,8 +4,8 @@
 //! Only the ends are examined: ASCII bytes are classified by table, and a non-ASCII code
 //! point is decoded (forwards or backwards) only when it is at an end.
 
-use super::swar;
 use super::unicode::{decode_at, decode_before, UnicodeTables};
+use crate::swar;
 use crate::view::View;
 
 /// Which ends to strip: `lstrip`, `rstrip` or `strip`.
@@ -92,7 +92,7 @@ pub fn strip_whitespace<'a, U: UnicodeTables + ?Sized>(
 /// at once); `None` for a missing or long string or one with a non-ASCII byte.
 #[inline]
 pub fn inline_ascii_strip_whitespace(view: View, side: Side) -> Option<View> {
-    let data = swar::inline_ascii_data(view)?;
+    let data = view.inline_ascii_lanes()?;
     let len = view.len();
     let used = swar::used(len);
     let space = swar::in_range(data, b'\t', b'\r') | swar::in_range(data, 0x1c, b' ');

@@ -1,8 +1,6 @@
 //! Byte-parallel arithmetic on the 16 byte lanes of a `u128` ("SIMD within a register"),
 //! for strings of at most 16 bytes: one load, no branch per byte.
 
-use crate::view::View;
-
 /// One in each byte lane.
 pub const LANES: u128 = u128::MAX / 0xff;
 /// The top bit of each byte lane.
@@ -29,18 +27,6 @@ pub fn load(data: &[u8]) -> u128 {
     } else {
         0
     }
-}
-
-/// The data bytes of an inline, all-ASCII view as lanes (zero past the string), or
-/// `None` for a missing or long string or one with a non-ASCII byte.
-#[inline]
-pub fn inline_ascii_data(view: View) -> Option<u128> {
-    if view.is_na() || !view.is_inline() {
-        return None;
-    }
-    // The padding lanes of an inline view are zero, so any top bit is a non-ASCII byte.
-    let data = view.as_u128() >> 32;
-    (data & TOPS == 0).then_some(data)
 }
 
 /// The top bits of the first `len` lanes.

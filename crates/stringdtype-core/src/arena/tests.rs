@@ -1,0 +1,352 @@
+//! The arena's behaviour: storing, reading, releasing (proven or ignored), sharing,
+//! packed imports and allocation failures.
+
+use super::*;
+
+fn long(n: usize, seed: u8) -> Vec<u8> {
+    (0..n).map(|i| seed.wrapping_add(i as u8)).collect()
+}
+
+/// A view of `len` bytes starting with `prefix` at `chunk`/`offset`, as raw bytes
+/// could make it.
+fn forged(len: usize, prefix: [u8; 4], chunk: u32, offset: u32) -> View {
+    View::long(len, prefix, Location { chunk, offset }).unwrap()
+}
+
+#[test]
+fn store_and_get_round_trip() {
+    let mut arena = Arena::new();
+    let mut views = Vec::new();
+    for n in [0, 1, 12, 13, 100, 5000, 70_000, 2 * DEDICATED_THRESHOLD] {
+        let data = long(n, n as u8);
+        views.push((arena.store(&data).unwrap(), data));
+    }
+    for (view, data) in &views {
+        assert_eq!(arena.get(view).unwrap(), &data[..]);
+    }
+    assert_eq!(arena.get(&View::NA).unwrap(), b"");
+}
+
+#[test]
+fn inline_strings_allocate_nothing() {
+    let mut arena = Arena::new();
+    arena.store(b"twelve bytes").unwrap();
+    assert_eq!(arena.memory_usage().capacity, 0);
+    assert_eq!(arena.slot(), 0);
+}
+
+#[test]
+fn overwriting_keeps_memory_bounded() {
+    let mut arena = Arena::new();
+    let data = long(100, 7);
+    let mut view = arena.store(&data).unwrap();
+    for _ in 0..1_000_000 {
+        let new = arena.store(&data).unwrap();
+        arena.release(view);
+        view = new;
+    }
+    let usage = arena.memory_usage();
+    assert!(usage.capacity <= MIN_CHUNK, "{usage:?}");
+    assert_eq!(usage.string_bytes, 100);
+    assert_eq!(arena.get(&view).unwrap(), &data[..]);
+}
+
+#[test]
+fn released_blocks_are_reused_by_their_class() {
+    let mut arena = Arena::new();
+    let a = arena.store(&long(40, 1)).unwrap();
+    arena.release(a);
+    let b = arena.store(&long(47, 2)).unwrap();
+    assert_eq!(a.location(), b.location());
+    assert_eq!(arena.get(&b).unwrap(), &long(47, 2)[..]);
+}
+
+#[test]
+fn chunks_grow_and_never_move() {
+    let mut arena = Arena::new();
+    let first = arena.store(&long(200, 3)).unwrap();
+    let ptr = arena.get(&first).unwrap().as_ptr();
+    let views: Vec<View> = (0..20_000)
+        .map(|i| arena.store(&long(100, i as u8)).unwrap())
+        .collect();
+    assert_eq!(arena.get(&first).unwrap().as_ptr(), ptr);
+    assert_eq!(arena.get(&first).unwrap(), &long(200, 3)[..]);
+    for (i, v) in views.iter().enumerate() {
+        assert_eq!(arena.get(v).unwrap(), &long(100, i as u8)[..]);
+    }
+    let usage = arena.memory_usage();
+    // Exponential growth: few chunks for ~2 MB of strings.
+    assert!(usage.chunks < 12, "{usage:?}");
+    assert!(usage.capacity < 2 * usage.used + MIN_CHUNK, "{usage:?}");
+}
+
+#[test]
+fn dedicated_chunks_are_freed_on_release() {
+    let mut arena = Arena::new();
+    let big = arena.store(&long(DEDICATED_THRESHOLD + 1, 9)).unwrap();
+    assert!(arena.memory_usage().capacity > DEDICATED_THRESHOLD);
+    arena.release(big);
+    assert_eq!(arena.memory_usage().capacity, 0);
+    assert!(arena.get(&big).is_err(), "its chunk is gone");
+    let again = arena.store(&long(DEDICATED_THRESHOLD + 5, 1)).unwrap();
+    assert_eq!(
+        again.location().unwrap().chunk,
+        big.location().unwrap().chunk
+    );
+}
+
+#[test]
+fn views_name_their_arena() {
+    let mut a = Arena::new();
+    let mut b = Arena::new();
+    let va = a.store(&long(30, 1)).unwrap();
+    let vb = b.store(&long(30, 2)).unwrap();
+    assert_ne!(a.slot(), b.slot());
+    assert_eq!(split_id(va.location().unwrap().chunk).0, a.slot());
+    // Each reads the other's views through the registry.
+    assert_eq!(a.get(&vb).unwrap(), &long(30, 2)[..]);
+    assert_eq!(b.get(&va).unwrap(), &long(30, 1)[..]);
+    // Neither releases the other's.
+    let before = a.memory_usage();
+    a.release(vb);
+    assert_eq!(a.memory_usage(), before);
+    assert_eq!(b.get(&vb).unwrap(), &long(30, 2)[..]);
+    // A dead arena's views are errors, not reads of freed memory.
+    let dead = {
+        let mut c = Arena::new();
+        c.store(&long(30, 3)).unwrap()
+    };
+    a.forget_foreign();
+    assert_eq!(a.get(&dead), Err(Error::CorruptView(dead)));
+}
+
+#[test]
+fn releases_of_another_arenas_views_reach_it() {
+    let mut owner = Arena::new();
+    let mut other = Arena::new();
+    let view = owner.store(&long(30, 1)).unwrap();
+    let keep = owner.store(&long(30, 2)).unwrap();
+    other.release(view);
+    assert_eq!(
+        owner.memory_usage().string_bytes,
+        60,
+        "applied only when collected"
+    );
+    other.settle();
+    owner.collect_mail();
+    assert_eq!(owner.memory_usage().string_bytes, 30);
+    // Applied like any release: once, and only for live strings.
+    other.release(view);
+    other.release(forged(30, *b"xxxx", view.location().unwrap().chunk, 8));
+    other.settle();
+    owner.collect_mail();
+    assert_eq!(owner.memory_usage().string_bytes, 30);
+    assert_eq!(owner.get(&keep).unwrap(), &long(30, 2)[..]);
+}
+
+#[test]
+fn duplicate_copies_from_any_arena() {
+    let mut a = Arena::new();
+    let mut b = Arena::new();
+    let vb = b.store(&long(300, 4)).unwrap();
+    let copy = a.duplicate(vb).unwrap();
+    assert_eq!(split_id(copy.location().unwrap().chunk).0, a.slot());
+    drop(b);
+    a.forget_foreign();
+    assert_eq!(a.get(&copy).unwrap(), &long(300, 4)[..]);
+}
+
+#[test]
+fn forged_views_are_never_released() {
+    let mut arena = Arena::new();
+    let live: Vec<View> = (0..50)
+        .map(|i| arena.store(&long(40 + i, i as u8)).unwrap())
+        .collect();
+    let big = arena.store(&long(2 * DEDICATED_THRESHOLD, 5)).unwrap();
+    let before = arena.memory_usage();
+    let slot = arena.slot();
+    let chunk = live[0].location().unwrap().chunk;
+    let big_chunk = big.location().unwrap().chunk;
+    let prefix = live[3].prefix();
+    let forgeries = [
+        forged(40, prefix, chunk, 8),        // inside a block
+        forged(40, prefix, chunk, 16),       // not a block start
+        forged(200, prefix, chunk, 0),       // wrong class: spans blocks
+        forged(13, prefix, chunk, 0),        // wrong class: too small
+        forged(40, prefix, chunk, 1 << 20),  // past the carved bytes
+        forged(1_100_000, prefix, chunk, 0), // dedicated size, ordinary chunk
+        forged(2 * DEDICATED_THRESHOLD - 1, prefix, big_chunk, 0),
+        forged(100, prefix, big_chunk, 16),
+        forged(40, prefix, chunk_id(slot, 77), 0), // no such chunk
+        forged(40, prefix, 3, 0),                  // slot 0: nobody's
+        forged(40, prefix, chunk_id(slot + 1, 0), 0), // another slot
+    ];
+    for view in forgeries {
+        arena.release(view);
+        assert_eq!(arena.memory_usage(), before, "{view:?}");
+    }
+    // A real string released twice is released once.
+    arena.release(live[7]);
+    let after = arena.memory_usage();
+    arena.release(live[7]);
+    assert_eq!(arena.memory_usage(), after);
+    // Nothing was corrupted: new strings never overlap live ones.
+    let fresh: Vec<View> = (0..200)
+        .map(|i| {
+            arena
+                .store(&long(40 + i % 60, (i as u8).wrapping_add(100)))
+                .unwrap()
+        })
+        .collect();
+    for (i, v) in live.iter().enumerate().filter(|&(i, _)| i != 7) {
+        assert_eq!(arena.get(v).unwrap(), &long(40 + i, i as u8)[..]);
+    }
+    for (i, v) in fresh.iter().enumerate() {
+        assert_eq!(
+            arena.get(v).unwrap(),
+            &long(40 + i % 60, (i as u8).wrapping_add(100))[..]
+        );
+    }
+    assert_eq!(arena.get(&big).unwrap().len(), 2 * DEDICATED_THRESHOLD);
+}
+
+#[test]
+fn shared_chunks_are_never_rewritten() {
+    let mut arena = Arena::new();
+    let keep = arena.store(&long(50, 9)).unwrap();
+    let a = arena.store(&long(50, 1)).unwrap();
+    let shared = arena.share_chunks();
+    let ChunkShare::Shared { chunk, len } = &shared[0] else {
+        panic!("a chunk without holes is shared");
+    };
+    let before = chunk.slice(0, *len).unwrap().to_vec();
+    arena.release(a);
+    let b = arena.store(&long(50, 2)).unwrap();
+    assert_ne!(a.location(), b.location());
+    assert_eq!(chunk.slice(0, *len).unwrap(), &before[..]);
+    drop(shared);
+    note_unshared();
+    // Once the share is gone, the parked hole is reused again.
+    let c = arena.store(&long(50, 3)).unwrap();
+    assert_eq!(a.location(), c.location());
+    assert_eq!(arena.get(&keep).unwrap(), &long(50, 9)[..]);
+}
+
+#[test]
+fn the_shared_length_of_the_current_chunk_is_what_was_carved() {
+    let mut arena = Arena::new();
+    let small = arena.store(&long(40, 1)).unwrap();
+    let _big = arena.store(&long(2 * DEDICATED_THRESHOLD, 2)).unwrap();
+    let shared = arena.share_chunks();
+    let local = split_id(small.location().unwrap().chunk).1 as usize;
+    let ChunkShare::Shared { chunk, len } = &shared[local] else {
+        panic!("shared");
+    };
+    assert_eq!(*len, 48);
+    let before = chunk.slice(0, chunk.len()).unwrap()[..*len].to_vec();
+    for i in 0..100 {
+        arena.store(&long(20, i)).unwrap();
+    }
+    assert_eq!(chunk.slice(0, *len).unwrap(), &before[..]);
+}
+
+#[test]
+fn chunks_with_many_holes_are_copied_not_pinned() {
+    let mut arena = Arena::new();
+    let views: Vec<View> = (0..100)
+        .map(|i| arena.store(&long(40, i)).unwrap())
+        .collect();
+    for v in &views[..60] {
+        arena.release(*v);
+    }
+    let shared = arena.share_chunks();
+    assert!(matches!(shared[0], ChunkShare::Copy));
+    // Nothing is pinned: the holes are reused at once.
+    let again = arena.store(&long(40, 7)).unwrap();
+    assert_eq!(again.location(), views[59].location());
+}
+
+#[test]
+fn packed_strings_sit_end_to_end() {
+    let mut arena = Arena::new();
+    let ordinary = arena.store(&long(40, 9)).unwrap();
+    let strings: Vec<Vec<u8>> = (0..20).map(|i| long(13 + i, i as u8)).collect();
+    let total = strings.iter().map(Vec::len).sum();
+    let mut packed = arena.packed(total);
+    let mut views: Vec<View> = strings.iter().map(|s| packed.store(s).unwrap()).collect();
+    views.push(packed.store(b"inline").unwrap());
+    assert!(views[20].is_inline());
+    let chunk = views[0].location().unwrap().chunk;
+    let mut offset = 0;
+    for (view, string) in views.iter().zip(&strings) {
+        assert_eq!(view.location(), Some(Location { chunk, offset }));
+        assert_eq!(arena.get(view).unwrap(), &string[..]);
+        offset += string.len() as u32;
+    }
+    let usage = arena.memory_usage();
+    assert_eq!(usage.string_bytes, total + 40);
+    assert_eq!(usage.capacity, MIN_CHUNK + total);
+    // Releases count, and leave the bytes of the others alone; a forged release
+    // inside the chunk changes nothing.
+    arena.release(forged(20, *b"zzzz", chunk, 3));
+    assert_eq!(arena.memory_usage().string_bytes, total + 40);
+    arena.release(views[3]);
+    assert_eq!(arena.memory_usage().string_bytes, total + 40 - 16);
+    for (view, string) in views.iter().zip(&strings) {
+        assert_eq!(arena.get(view).unwrap(), &string[..]);
+    }
+    assert_eq!(arena.get(&ordinary).unwrap(), &long(40, 9)[..]);
+}
+
+#[test]
+fn packed_chunks_split_and_grow_past_the_hint() {
+    let mut arena = Arena::new();
+    let big = vec![1u8; MAX_CHUNK / 2 + 1];
+    let mut packed = arena.packed(3 * big.len());
+    let views: Vec<View> = (0..4).map(|_| packed.store(&big).unwrap()).collect();
+    let chunks: Vec<u32> = views
+        .iter()
+        .map(|v| split_id(v.location().unwrap().chunk).1)
+        .collect();
+    assert_eq!(
+        chunks,
+        [0, 1, 2, 3],
+        "each chunk holds one: two would pass MAX_CHUNK"
+    );
+    for view in &views {
+        assert_eq!(arena.get(view).unwrap(), &big[..]);
+    }
+}
+
+#[test]
+fn store_parts_concatenates() {
+    let mut arena = Arena::new();
+    let v = arena.store_parts(&[b"ab", b"", b"cdefghijklmnop"]).unwrap();
+    assert_eq!(arena.get(&v).unwrap(), b"abcdefghijklmnop");
+    assert_eq!(v.prefix(), *b"abcd");
+    let v = arena.store_parts(&[b"a", b"b"]).unwrap();
+    assert_eq!(arena.get(&v).unwrap(), b"ab");
+}
+
+#[test]
+fn duplicate_owns_its_block() {
+    let mut arena = Arena::new();
+    let a = arena.store(&long(30, 4)).unwrap();
+    let b = arena.duplicate(a).unwrap();
+    assert_ne!(a.location(), b.location());
+    arena.release(a);
+    let c = arena.store(&long(30, 9)).unwrap();
+    assert_eq!(arena.get(&b).unwrap(), &long(30, 4)[..]);
+    assert_eq!(arena.get(&c).unwrap(), &long(30, 9)[..]);
+    let inline = arena.store(b"short").unwrap();
+    assert_eq!(arena.duplicate(inline).unwrap(), inline);
+}
+
+#[test]
+fn running_out_of_memory_is_an_error() {
+    // Chunks are allocated fallibly: a size no allocator can give is an error.
+    assert_eq!(
+        ChunkBuf::new(isize::MAX as usize).err(),
+        Some(Error::OutOfMemory(isize::MAX as usize))
+    );
+}

@@ -1,0 +1,122 @@
+//! The arena lock: an arena behind a reader-writer lock whose guards hold a fork
+//! session (see [`crate::fork`]), so that loops reading one array run together and a
+//! fork never copies a held lock.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::arena::Arena;
+use crate::fork::Session;
+
+/// An arena behind a reader-writer lock: loops that only read an array's strings run
+/// together; a loop that writes has the arena to itself. Every guard holds a [`Session`].
+#[derive(Default)]
+pub struct ArenaLock {
+    lock: RwLock<Arena>,
+}
+
+/// Shared access to a locked arena.
+pub struct ReadGuard<'a> {
+    // Fields drop in order: the lock is released before the session ends.
+    guard: RwLockReadGuard<'a, Arena>,
+    _session: Session,
+}
+
+/// Exclusive access to a locked arena.
+pub struct WriteGuard<'a> {
+    guard: RwLockWriteGuard<'a, Arena>,
+    _session: Session,
+}
+
+impl ArenaLock {
+    /// A lock around an empty arena.
+    pub const fn new() -> ArenaLock {
+        ArenaLock {
+            lock: RwLock::new(Arena::new()),
+        }
+    }
+
+    /// Locks for reading. A panic in an earlier holder does not poison the arena: its
+    /// invariants do not depend on an interrupted operation finishing.
+    pub fn read(&self) -> ReadGuard<'_> {
+        let session = Session::enter();
+        ReadGuard {
+            guard: self.lock.read().unwrap_or_else(PoisonError::into_inner),
+            _session: session,
+        }
+    }
+
+    /// Locks for writing (see [`ArenaLock::read`] on poisoning), and applies releases
+    /// that other arenas posted for this one.
+    pub fn write(&self) -> WriteGuard<'_> {
+        let session = Session::enter();
+        let mut guard = WriteGuard {
+            guard: self.lock.write().unwrap_or_else(PoisonError::into_inner),
+            _session: session,
+        };
+        guard.collect_mail();
+        guard
+    }
+
+    /// Replaces the arena by `arena` and drops the old one (after unlocking).
+    pub fn replace(&self, arena: Arena) {
+        let previous = std::mem::replace(&mut *self.write(), arena);
+        let _session = Session::enter();
+        drop(previous);
+    }
+}
+
+impl Deref for ReadGuard<'_> {
+    type Target = Arena;
+    fn deref(&self) -> &Arena {
+        &self.guard
+    }
+}
+
+impl Deref for WriteGuard<'_> {
+    type Target = Arena;
+    fn deref(&self) -> &Arena {
+        &self.guard
+    }
+}
+
+impl DerefMut for WriteGuard<'_> {
+    fn deref_mut(&mut self) -> &mut Arena {
+        &mut self.guard
+    }
+}
+
+impl Drop for WriteGuard<'_> {
+    fn drop(&mut self) {
+        // The only moment no borrow of the arena can be alive and the caller is done:
+        // let go of chunks of other arenas that reads resolved, pass on releases.
+        self.guard.settle();
+    }
+}
+
+impl Drop for ArenaLock {
+    fn drop(&mut self) {
+        // Dropping the arena gives its chunks back to the pool and its slot to the
+        // registry, both locks of the crate.
+        let _session = Session::enter();
+        let arena = std::mem::take(self.lock.get_mut().unwrap_or_else(PoisonError::into_inner));
+        drop(arena);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn readers_share_an_arena_and_a_writer_excludes_them() {
+        let lock = ArenaLock::new();
+        let r1 = lock.read();
+        let r2 = lock.read();
+        assert!(lock.lock.try_write().is_err());
+        drop((r1, r2));
+        let mut w = lock.write();
+        w.store(b"a string of more than twelve bytes").unwrap();
+        assert!(lock.lock.try_read().is_err());
+    }
+}
