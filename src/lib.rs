@@ -29,6 +29,7 @@ mod descr;
 mod dtype;
 mod error;
 mod ffi;
+mod numpy_version;
 mod sort;
 mod ufuncs;
 mod unicode;
@@ -108,6 +109,7 @@ fn _rebuild_dtype<'py>(
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = m.py();
     ffi::load(py)?;
+    numpy_version::init(py)?;
     let namespace = PyDict::new(py);
     namespace.set_item("__module__", "stringdtype")?;
     namespace.set_item(
