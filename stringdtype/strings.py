@@ -8,7 +8,9 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
   mappings from the running interpreter's database, ASCII fast path);
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
 * everything else is ``np.strings``' own function, which already runs this package's
-  loops.
+  loops; where the running NumPy lacks the ufunc behind one (``center ljust rjust zfill
+  partition rpartition`` before NumPy 2.1, ``slice`` before 2.3), NumPy 2.4's function on
+  a ufunc of this package's takes its place, so every name works on every NumPy.
 
 Missing values: a string ``na_object`` acts as its string, a NaN-like one gives a missing
 result, any other one raises ``TypeError`` (``np.strings`` raises for every missing value
@@ -20,10 +22,18 @@ import codecs
 
 import numpy as np
 
-from . import _core
+from . import _backports, _core
 from ._core import StringDType
 
-__all__ = [*np.strings.__all__, "casefold"]  # noqa: PLE0604 - np.strings names
+# The functions whose ufunc this NumPy lacks (see _backports), as names of this module.
+_BACKPORTS = _backports.needed()
+globals().update(_BACKPORTS)
+
+__all__ = [  # noqa: PLE0604 - np.strings names
+    *np.strings.__all__,
+    *(name for name in _BACKPORTS if name not in np.strings.__all__),
+    "casefold",
+]
 
 
 def _is_ours(a):
