@@ -7,7 +7,8 @@
 The extension is built once per Python: a release wheel, cached in .nox/wheels/ under a
 hash of the sources, is installed with the test extras into each pair's environment.
 pytest runs on a copy of tests/ in the session's temporary folder, so it imports the
-installed wheel, never the source tree. Arguments after `--` go to pytest.
+installed wheel, never the source tree. Arguments after `--` go to pytest (which runs
+tests/, its `testpaths`, when they name no test).
 
 The release wheels (manylinux, stripped, checked, tested without Rust) are built by
 tools/build_wheels.sh.
@@ -107,6 +108,9 @@ def run_tests(session: nox.Session, *extra: str) -> None:
     tmp = Path(session.create_tmp())
     shutil.rmtree(tmp / "tests", ignore_errors=True)
     shutil.copytree(ROOT / "tests", tmp / "tests", ignore=shutil.ignore_patterns("__pycache__"))
+    # pytest's configuration, and a root there: test ids (which seed the random strings)
+    # are then the same as in the source tree.
+    shutil.copy(ROOT / "pyproject.toml", tmp / "pyproject.toml")
     session.chdir(tmp)
     session.run(
         "python",
@@ -115,7 +119,7 @@ def run_tests(session: nox.Session, *extra: str) -> None:
         "print('Python', sys.version.split()[0], '| NumPy', numpy.__version__, "
         "'| stringdtype from', stringdtype.__file__)",
     )
-    session.run("python", "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *extra, "tests")
+    session.run("python", "-m", "pytest", "-q", "-rfE", "-p", "no:cacheprovider", *extra)
 
 
 @nox.session

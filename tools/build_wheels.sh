@@ -10,7 +10,8 @@
 #   tools/build_wheels.sh 3.12 3.13    # only these
 #
 # Output: dist/ (wheels and sdist). Tools (maturin, ziglang, auditwheel) are installed
-# into .nox/wheel-tools/. Exits non-zero on the first failure.
+# into .nox/wheel-tools/, builds go to target/release-wheels/. Exits non-zero on the first
+# failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -46,6 +47,9 @@ step "tools in $TOOLS"
 python3 -m venv "$TOOLS"
 "$TOOLS/bin/pip" install -q --upgrade "maturin>=1.5,<2" ziglang auditwheel
 export PATH="$TOOLS/bin:$PATH"
+# A target folder of its own: zig-linked artifacts would otherwise replace the ones that
+# development builds and the test matrix keep in target/.
+export CARGO_TARGET_DIR=$ROOT/target/release-wheels
 
 rm -rf "$DIST"
 mkdir -p "$DIST"
@@ -57,6 +61,8 @@ test_installed() {
     rm -rf "$WORK/run"
     mkdir -p "$WORK/run"
     cp -r "$ROOT/tests" "$WORK/run/tests"
+    # pytest's configuration, and a root there, so test ids match the source tree's.
+    cp "$ROOT/pyproject.toml" "$WORK/run/"
     (
         cd "$WORK/run"
         env PATH="$venv/bin:/usr/bin:/bin" bash -c '
