@@ -1,4 +1,4 @@
-"""The test matrix: one session per supported (Python, NumPy) pair, and the release wheels.
+"""The test matrix: one session per supported (Python, NumPy) pair.
 
     nox -s matrix                                  # every pair (docs/platforms.md)
     nox -t edges                                   # oldest and newest NumPy per Python (CI)

@@ -24,7 +24,7 @@ import stringdtype
 
 StringDType = stringdtype.StringDType
 
-# On Python 3.13 the interpreter no longer lends the package its full case mappings, and
+# Python 3.13 no longer exports the full case mappings the package reads from CPython, and
 # the case conversions disagree with `str` for some characters (Cherokee, Georgian, "ŉ"):
 # a known failure (docs/platforms.md), not strict, so these pass again once fixed.
 CASE_TESTS_BROKEN_ON_313 = {

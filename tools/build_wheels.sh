@@ -43,6 +43,12 @@ find_python() {
 
 step() { printf '\n==> %s\n' "$*"; }
 
+# Interpreters first, before the tools' environment comes first on PATH.
+INTERPRETERS=()
+for version in "${PYTHONS[@]}"; do
+    INTERPRETERS+=("$(find_python "$version")")
+done
+
 step "tools in $TOOLS"
 python3 -m venv "$TOOLS"
 "$TOOLS/bin/pip" install -q --upgrade "maturin>=1.5,<2" ziglang auditwheel
@@ -76,8 +82,9 @@ test_installed() {
     )
 }
 
-for version in "${PYTHONS[@]}"; do
-    python=$(find_python "$version")
+for i in "${!PYTHONS[@]}"; do
+    version=${PYTHONS[$i]}
+    python=${INTERPRETERS[$i]}
     tag=cp${version/./}
     step "wheel for CPython $version ($python)"
     maturin build --release --strip --zig --compatibility manylinux2014 -i "$python" -o "$DIST"
