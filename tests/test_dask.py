@@ -14,13 +14,13 @@ distributed = pytest.importorskip("dask.distributed")
 
 @pytest.fixture(scope="module")
 def client():
-    # Loopback only, no dashboard: two worker processes of one thread each.
+    # Loopback only (the dashboard on a free port): two worker processes of one thread each.
     cluster = distributed.LocalCluster(
         n_workers=2,
         threads_per_worker=1,
         processes=True,
         host="127.0.0.1",
-        dashboard_address=None,
+        dashboard_address="127.0.0.1:0",
         silence_logs=logging.ERROR,
     )
     with cluster, distributed.Client(cluster) as client:
