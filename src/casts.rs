@@ -23,6 +23,7 @@ use crate::dtype::{
 };
 use crate::error::{with_gil_guard, CoreResultExt};
 use crate::ffi::*;
+use crate::numpy_version::rules;
 use crate::ufuncs::Args;
 
 /// One end of a cast: this package's DType or one of NumPy's.
@@ -696,11 +697,14 @@ strided_loop!(scalar_to_string, |pairs| {
             )?
         };
         // As NumPy: NaT becomes a missing value whenever the target has one, a float NaN
-        // (of a float64) only when its missing value is NaN-like.
+        // (of a float64) only when its missing value is NaN-like (and NumPy is 2.3 or newer).
         let missing = match src_kind {
             b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
             b'f' => {
-                state.na == NaKind::NanLike && elsize(pairs.src_descr) == 8 && scalar.ne(&scalar)?
+                state.na == NaKind::NanLike
+                    && elsize(pairs.src_descr) == 8
+                    && rules().float_nan_is_missing
+                    && scalar.ne(&scalar)?
             }
             _ => false,
         };

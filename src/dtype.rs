@@ -18,6 +18,7 @@ use crate::casts;
 use crate::descr::{self, na_equal, NaKind, StringDescr};
 use crate::error::{with_gil_guard, CoreResultExt};
 use crate::ffi::*;
+use crate::numpy_version::rules;
 use crate::sort;
 
 static DTYPE_CLASS: AtomicPtr<PyArray_DTypeMeta> = AtomicPtr::new(ptr::null_mut());
@@ -257,8 +258,7 @@ unsafe extern "C" fn common_instance(
             (
                 descr::na_object(py, a),
                 descr::na_object(py, b),
-                // NumPy keeps the first operand's `coerce`.
-                descr::state(a).coerce,
+                rules().common_coerce(descr::state(a).coerce, descr::state(b).coerce),
             )
         };
         if na_a.is_some() && na_b.is_some() && !na_equal(na_a.as_ref(), na_b.as_ref()) {

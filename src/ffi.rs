@@ -183,15 +183,10 @@ pub enum ArrFuncs {
     Argmin = 22,
 }
 
-/// The slot id of an ArrFuncs member for the running NumPy: `_NPY_DT_ARRFUNCS_OFFSET` is
-/// `1 << 10` in NumPy 2.0-2.3 and `1 << 11` from 2.4 on (which added `get_constant`).
+/// The slot id of an ArrFuncs member for the running NumPy (`_NPY_DT_ARRFUNCS_OFFSET`
+/// moved in 2.4: see `numpy_version`).
 pub fn arrfuncs_slot(member: ArrFuncs) -> c_int {
-    let offset = if feature_version() >= NPY_2_4_API_VERSION {
-        1 << 11
-    } else {
-        1 << 10
-    };
-    offset + member as c_int
+    crate::numpy_version::rules().arrfuncs_offset + member as c_int
 }
 
 // Descriptor flags (ndarraytypes.h)
@@ -204,7 +199,6 @@ pub const NPY_UNICODE: c_int = 19;
 
 /// C API feature versions (`numpyconfig.h`); NumPy older than 2.0 is refused.
 const NPY_2_0_API_VERSION: c_uint = 0x12;
-const NPY_2_4_API_VERSION: c_uint = 0x15;
 
 /// The running NumPy's C API feature version (`PyArray_GetNDArrayCFeatureVersion`).
 static FEATURE_VERSION: OnceLock<c_uint> = OnceLock::new();

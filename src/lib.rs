@@ -29,6 +29,7 @@ mod descr;
 mod dtype;
 mod error;
 mod ffi;
+mod numpy_version;
 mod sort;
 mod ufuncs;
 mod unicode;
@@ -117,6 +118,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     unicode::check_version(py)?;
     ffi::load(py)?;
     stringdtype_core::fork::install_fork_handlers();
+    numpy_version::init(py)?;
     let namespace = PyDict::new(py);
     namespace.set_item("__module__", "stringdtype")?;
     namespace.set_item(

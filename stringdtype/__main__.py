@@ -1,8 +1,14 @@
-"""``python -m stringdtype``: a short side-by-side demo against NumPy's StringDType."""
+"""``python -m stringdtype``: a short side-by-side demo against NumPy's StringDType.
+
+``python -m stringdtype --help`` prints the usage; ``--version`` the versions in use.
+"""
 
 from __future__ import annotations
 
+import argparse
+import platform
 import time
+from importlib import metadata
 
 import numpy as np
 
@@ -33,7 +39,42 @@ def _best(fn, repeat: int = 3) -> float:
     return min(times)
 
 
-def main() -> None:
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m stringdtype",
+        description=(
+            "Show a StringDType array, then time common operations on generated strings "
+            "against NumPy's own StringDType (np.dtypes.StringDType) on the same data."
+        ),
+        epilog=(
+            "The full benchmark (NumPy's StringDType, U, object, pyarrow, polars): "
+            "python -m stringdtype.bench --help"
+        ),
+    )
+    parser.add_argument(
+        "-n",
+        "--size",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="number of generated strings to time (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--version",
+        action="version",
+        version=(
+            f"stringdtype {metadata.version('stringdtype')} "
+            f"(NumPy {np.__version__}, {platform.python_implementation()} "
+            f"{platform.python_version()})"
+        ),
+    )
+    return parser
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = _parser().parse_args(argv)
+    if args.size < 1:
+        raise SystemExit("python -m stringdtype: --size must be at least 1")
     demo = np.array(["apple", "a much longer string", None], dtype=StringDType(na_object=None))
     demo[0] = "pear"
     print("array:        ", repr(demo))
@@ -42,7 +83,7 @@ def main() -> None:
     print("astype(object)", repr(demo.astype(object)))
     print()
 
-    n = 200_000
+    n = args.size
     words = _words(n)
     ours = np.array(words, dtype=StringDType())
     numpy_dtype = np.dtypes.StringDType()

@@ -50,3 +50,12 @@ title: np.ufunc
 casefold: np.ufunc
 _utf8_nbytes: np.ufunc
 _encode_utf8: np.ufunc
+
+# Only under a NumPy that lacks NumPy's ufunc of that name (before 2.1; _slice before 2.3).
+_center: np.ufunc
+_ljust: np.ufunc
+_rjust: np.ufunc
+_zfill: np.ufunc
+_partition: np.ufunc
+_rpartition: np.ufunc
+_slice: np.ufunc

@@ -8,7 +8,9 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
   mappings from the running interpreter's database, ASCII fast path);
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
 * everything else is ``np.strings``' own function, which already runs this package's
-  loops.
+  loops; where the running NumPy lacks the ufunc behind one (``center ljust rjust zfill
+  partition rpartition`` before NumPy 2.1, ``slice`` before 2.3), NumPy 2.4's function on
+  a ufunc of this package's takes its place, so every name works on every NumPy.
 
 Python ``str`` operands keep every character: when a StringDType array takes part, the
 functions here turn ``str`` arguments (the other operand of a comparison or of ``add``,
@@ -30,10 +32,17 @@ import inspect
 
 import numpy as np
 
-from . import _core
+from . import _backports, _core
 from ._core import StringDType
 
-__all__ = [*np.strings.__all__, "casefold"]  # noqa: PLE0604 - np.strings names
+# The functions whose ufunc this NumPy lacks (see _backports), as names of this module.
+_BACKPORTS = _backports.needed()
+
+__all__ = [  # noqa: PLE0604 - np.strings names
+    *np.strings.__all__,
+    *(name for name in _BACKPORTS if name not in np.strings.__all__),
+    "casefold",
+]
 
 
 def _is_ours(a):
@@ -114,9 +123,9 @@ def _string_dtype_of(values):
     return None
 
 
-def _keeping_str_operands(name):
-    """``np.strings.<name>`` with ``str`` string operands made StringDType scalars."""
-    function = getattr(np.strings, name)
+def _keeping_str_operands(function):
+    """``function`` (an ``np.strings`` function) with ``str`` string operands made
+    StringDType scalars."""
     if isinstance(function, np.ufunc):
         operands = function.nin
 
@@ -148,18 +157,24 @@ def _keeping_str_operands(name):
 
 
 _OWN = {"upper", "lower", "swapcase", "capitalize", "title", "casefold", "encode", "decode"}
+_UNWRAPPED = _OWN | {"mod", "translate", "multiply", "zfill", "slice"}
+
+
+def _function(name):
+    """The function behind ``name``: a backport where NumPy lacks the ufunc, else NumPy's."""
+    return _BACKPORTS.get(name) or getattr(np.strings, name)
+
+
 _WRAPPED = {
-    name: _keeping_str_operands(name)
-    for name in np.strings.__all__
-    if name not in _OWN and name not in {"mod", "translate", "multiply", "zfill", "slice"}
+    name: _keeping_str_operands(_function(name)) for name in __all__ if name not in _UNWRAPPED
 }
 
 
 def __getattr__(name):
     if name in _WRAPPED:
         return _WRAPPED[name]
-    if name in np.strings.__all__:
-        return getattr(np.strings, name)
+    if name in __all__:
+        return _function(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

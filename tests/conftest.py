@@ -6,6 +6,8 @@ proves that every hard-coded expectation in the suite is NumPy's real behaviour;
 of package-only functions (``memory_usage``, ``memory_info``) are then skipped.
 
 Helpers:
+- ``NUMPY_RELEASE``: the running NumPy's ``(major, minor)``, for expectations that
+  follow NumPy's release.
 - ``Flavor`` / the ``flavor`` fixture: the eight ``na_object`` x ``coerce`` combinations.
 - ``random_strings``: seeded random string lists covering every storage class (empty,
   inline, exactly 12 and 13 UTF-8 bytes, long, non-ASCII, embedded NUL, missing).
@@ -27,6 +29,14 @@ import pytest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 NumpyStringDType = np.dtypes.StringDType
+
+# The running NumPy as (major, minor): some of NumPy's rules changed between releases (see
+# the package's src/numpy_version.rs), and the expectations follow the running release.
+NUMPY_RELEASE = tuple(int(part) for part in np.__version__.split(".")[:2])
+
+# A float64 NaN cast to a StringDType with a NaN-like na_object (np.full's fill value goes
+# through that cast) is the missing value from NumPy 2.3 on, the string "nan" before.
+FLOAT_NAN_IS_MISSING = NUMPY_RELEASE >= (2, 3)
 
 REFERENCE = os.environ.get("STRINGDTYPE_TEST_REFERENCE", "").lower() == "numpy"
 

@@ -41,9 +41,27 @@ reference:
 
 import numpy as np
 import pytest
-from conftest import REFERENCE, StringDType, normalize, random_strings
+from conftest import (
+    NUMPY_RELEASE,
+    REFERENCE,
+    NumpyStringDType,
+    StringDType,
+    normalize,
+    outcome,
+    random_strings,
+)
 from numpy._core import umath
-from strings_support import check, is_na, make, pad, plant, run, sample
+from strings_support import (
+    NEGATIVE_WIDTHS_OK,
+    check,
+    is_na,
+    make,
+    pad,
+    plant,
+    python_only_for_width,
+    run,
+    sample,
+)
 
 # Cases where this package's result or error still differs from NumPy's StringDType;
 # strict, so that fixing one shows up here.
@@ -481,8 +499,15 @@ WIDTHS = [
 def test_justify(flavor, rng, name, width, fillchar):
     values = sample(rng, flavor)
     fn = getattr(np.strings, name)
+    python_only = python_only_for_width(width)
     if fillchar is None:
-        check(flavor, values, lambda cls, a: fn(a, width), lambda s: getattr(s, name)(width))
+        check(
+            flavor,
+            values,
+            lambda cls, a: fn(a, width),
+            lambda s: getattr(s, name)(width),
+            python_wins=python_only,
+        )
     else:
         expected = None if fillchar == "\x00" else (lambda s: getattr(s, name)(width, fillchar))
         check(flavor, values, lambda cls, a: fn(a, width, fillchar), expected)
@@ -491,7 +516,7 @@ def test_justify(flavor, rng, name, width, fillchar):
 @pytest.mark.parametrize("name", JUSTS)
 def test_justify_arrays(flavor, rng, name):
     values = sample(rng, flavor)
-    widths = [rng.randint(-2, 30) for _ in values]
+    widths = [rng.randint(-2 if NEGATIVE_WIDTHS_OK else 0, 30) for _ in values]
     fills = [rng.choice([" ", "*", "é", "中", "😀"]) for _ in values]
     fn = getattr(np.strings, name)
     check(
@@ -528,12 +553,18 @@ SIGNED = ["+12", "-3", "-", "+", "--1", "+-1", "-é", "+中", "12", "a-1", "", "
 @pytest.mark.parametrize("width", [0, 1, 3, 5, 20, -1])
 def test_zfill(flavor, rng, width):
     values = sample(rng, flavor) + SIGNED
-    check(flavor, values, lambda cls, a: np.strings.zfill(a, width), lambda s: s.zfill(width))
+    check(
+        flavor,
+        values,
+        lambda cls, a: np.strings.zfill(a, width),
+        lambda s: s.zfill(width),
+        python_wins=python_only_for_width(width),
+    )
 
 
 def test_zfill_width_array(flavor, rng):
     values = sample(rng, flavor) + SIGNED
-    widths = [rng.randint(-1, 25) for _ in values]
+    widths = [rng.randint(-1 if NEGATIVE_WIDTHS_OK else 0, 25) for _ in values]
     check(
         flavor,
         values,
@@ -893,6 +924,8 @@ NUL_PYTHON = {
 @pytest.mark.parametrize("op", NUL_OPS)
 def test_nul_characters(coerce_flavor, op):
     flavor = coerce_flavor
+    if op.startswith("slice") and not hasattr(np.strings, "slice"):
+        pytest.skip("np.strings.slice is missing")
     check(
         flavor,
         NULS,
@@ -937,7 +970,7 @@ SUBSET = {
         lambda a, b: np.strings.center(a, b, "*"),
         lambda a, b, out: umath._center(a, b, np.array("*", dtype=a.dtype), out=out),
         "T",
-        [0, 5, 13, 20, -1],
+        [0, 5, 13, 20, -1 if NEGATIVE_WIDTHS_OK else 3],
     ),
     "partition": (
         lambda a, b: np.strings.partition(a, b),
@@ -1094,6 +1127,14 @@ def test_in_place(flavor, rng, name):
         assert c.tolist() == expected.tolist()
         return a, c
 
+    if name == "replace" and NUMPY_RELEASE < (2, 3):
+        # NumPy's StringDType before 2.3 garbles long strings replaced in place.
+        if REFERENCE:
+            pytest.skip("NumPy before 2.3 garbles long strings replaced in place")
+        ours = outcome(fn, StringDType)
+        if ours[0] == "raises":
+            assert ours == outcome(fn, NumpyStringDType)
+        return
     run(fn)
 
 

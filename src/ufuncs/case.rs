@@ -38,7 +38,7 @@ const CASE_UFUNCS: [(&CStr, &CStr, u8); 6] = [
 
 /// A new ufunc with no loops of its own, named `name` (NumPy keeps the pointers, so they
 /// must be static).
-fn new_ufunc<'py>(
+pub(super) fn new_ufunc<'py>(
     py: Python<'py>,
     name: &'static CStr,
     doc: &'static CStr,

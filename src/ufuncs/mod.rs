@@ -4,6 +4,7 @@
 
 mod basic;
 mod case;
+mod own;
 mod search;
 mod transform;
 
@@ -23,6 +24,7 @@ use crate::dtype::{is_fresh_destination, write_element};
 use crate::error::with_gil_guard;
 use crate::error::CoreResultExt;
 use crate::ffi::*;
+use crate::numpy_version::{rules, NaRule};
 
 /// A DType in a loop or promoter signature.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -552,10 +554,19 @@ impl Args {
 }
 
 /// The missing-value rule of an operation over several string operands: the first
-/// operand's, as in NumPy 2.4 (a missing value of another operand then follows it; under
-/// a first operand without `na_object` it acts as the empty string).
+/// operand's up to NumPy 2.4, the first one set from 2.5 on (`numpy_version::NaRule`).
+/// A missing value of another operand follows it; under `NaKind::Unset` it acts as the
+/// empty string.
 pub fn effective_na<'a>(states: &[&'a DescrState]) -> &'a NaKind {
-    &states[0].na
+    let first = &states[0].na;
+    match rules().na {
+        NaRule::FirstOperand => first,
+        NaRule::Common => states
+            .iter()
+            .map(|state| &state.na)
+            .find(|na| **na != NaKind::Unset)
+            .unwrap_or(first),
+    }
 }
 
 /// An error for an operation on a missing value that is not NaN-like or a string.
@@ -563,15 +574,17 @@ pub fn na_error(message: &str) -> PyErr {
     PyValueError::new_err(message.to_string())
 }
 
-pub use case::add_ufuncs;
-
-/// Registers every ufunc loop of the package on NumPy's ufuncs.
-pub fn register_all(py: Python<'_>) -> PyResult<()> {
-    let defs = basic::loops()
+/// Every loop of the package on a ufunc that `np.strings` dispatches to.
+fn numpy_loops() -> impl Iterator<Item = LoopDef> {
+    basic::loops()
         .into_iter()
         .chain(search::loops())
-        .chain(transform::loops());
-    for def in defs {
+        .chain(transform::loops())
+}
+
+/// Registers the package's loops on NumPy's ufuncs, those that the running NumPy has.
+pub fn register_all(py: Python<'_>) -> PyResult<()> {
+    for def in numpy_loops().filter(|def| rules().numpy_has_ufunc(def.ufunc)) {
         register(py, &def)?;
     }
     Ok(())
@@ -602,6 +615,14 @@ pub unsafe fn read_count(args: &Args, k: usize, i: isize, what: &str) -> PyResul
 pub fn reserve(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
     out.try_reserve(bytes)
         .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {bytes} bytes for a string")))
+}
+
+/// Creates the package's own ufuncs (case conversions, UTF-8 encoding, and the string
+/// ufuncs the running NumPy lacks), registers their loops and adds them to `module`.
+pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    case::add_ufuncs(module)?;
+    let missing = numpy_loops().filter(|def| !rules().numpy_has_ufunc(def.ufunc));
+    own::add_missing(module, missing)
 }
 
 /// Element `i` of an int64 operand `k`.

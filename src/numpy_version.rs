@@ -1,0 +1,165 @@
+//! What depends on the running NumPy release: [`Rules`], read once at import. Every
+//! version-dependent choice of the package reads a field or method of [`rules()`]; no
+//! other code compares versions.
+//!
+//! What changed, release by release, as measured against NumPy's own StringDType on each
+//! release (2.0.2, 2.1.3, 2.2.6, 2.3.5, 2.4.6, 2.5.5):
+//!
+//! - **2.1** added the private ufuncs `_center`, `_ljust`, `_rjust`, `_zfill`,
+//!   `_partition` and `_rpartition` (2.0's `np.strings` pads through `_vec_string` and has
+//!   no `partition`). On 2.0 the package creates ufuncs of its own under those names
+//!   (see `ufuncs::own`), which `stringdtype.strings` uses.
+//! - **2.3** added `_slice` (and `np.strings.slice`); below it, the same. It also made a
+//!   float64 NaN cast to a StringDType whose `na_object` is NaN-like the missing value
+//!   (before: the string `"nan"`; `np.full(n, np.nan, dtype=...)` goes through that cast).
+//!   NumPy's own StringDType before 2.3 crashes on negative `center`/`ljust`/`rjust`/
+//!   `zfill` widths and reports `dtype.str` as `"|T16"`; neither concerns the package's
+//!   code (the widths work here, and `.str` is NumPy's).
+//! - **2.4** moved the legacy ArrFuncs DType slots from `1 << 10` to `1 << 11` (C API
+//!   feature version 0x15), to make room for `get_constant`.
+//! - **2.5** changed two rules that the package follows:
+//!   - `np.result_type` of two StringDTypes keeps `coerce=False` if either has it
+//!     (before: the first operand's `coerce`, so `result_type(StringDType(),
+//!     StringDType(coerce=False))` had `coerce=True`);
+//!   - the missing values of a binary operation follow the operands' common `na_object`
+//!     (before: the first operand's, so with a Python `str` or an array without
+//!     `na_object` on the left a missing value on the right acted as the empty string;
+//!     now `"a" < arr` raises for `na_object=None` like `arr < "a"`, and a NaN-like or
+//!     string `na_object` acts as on the right).
+//! - Also in **2.5**, NumPy fixed three bugs where the package already followed Python's
+//!   `str` on every release (no rule here, listed so the tests know): a negative
+//!   `multiply` count gives `''` (2.0-2.1 raised `MemoryError`, 2.2-2.4 `OverflowError`),
+//!   `str_len` counts trailing NULs, and casts to complex parse `"1.5"` as `1.5+0j`.
+
+use std::ffi::{c_int, c_uint};
+use std::sync::OnceLock;
+
+use pyo3::exceptions::PyImportError;
+use pyo3::prelude::*;
+
+use crate::ffi;
+
+/// A NumPy release as `(major, minor)`.
+pub type Release = (u32, u32);
+
+/// How `common_instance` (`np.result_type`, `np.promote_types`) combines `coerce`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CoerceRule {
+    /// The first descriptor's `coerce` (NumPy 2.0-2.4).
+    First,
+    /// `coerce=False` if either has it (NumPy 2.5 on).
+    Both,
+}
+
+/// Which `na_object` decides the missing values of an operation over several strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NaRule {
+    /// The first operand's (NumPy 2.0-2.4).
+    FirstOperand,
+    /// The first one set among the operands (they agree, or resolution already failed):
+    /// NumPy 2.5 on.
+    Common,
+}
+
+/// The private ufuncs of `numpy._core.umath` that `np.strings` dispatches to and that not
+/// every supported release has, with the release that added them.
+const PRIVATE_UFUNCS_SINCE: [(&str, Release); 7] = [
+    ("_center", (2, 1)),
+    ("_ljust", (2, 1)),
+    ("_rjust", (2, 1)),
+    ("_zfill", (2, 1)),
+    ("_partition", (2, 1)),
+    ("_rpartition", (2, 1)),
+    ("_slice", (2, 3)),
+];
+
+/// Everything the package does differently depending on the running NumPy.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Rules {
+    /// `numpy.__version__` as `(major, minor)`.
+    pub release: Release,
+    /// `_NPY_DT_ARRFUNCS_OFFSET`: the DType slot id of ArrFuncs member 0.
+    pub arrfuncs_offset: c_int,
+    pub coerce: CoerceRule,
+    pub na: NaRule,
+    /// Whether a float64 NaN cast to a StringDType with a NaN-like `na_object` becomes the
+    /// missing value (NumPy 2.3 on) rather than the string `"nan"`.
+    pub float_nan_is_missing: bool,
+}
+
+/// C API feature version of NumPy 2.4 (`NPY_2_4_API_VERSION` in `numpyconfig.h`).
+const NPY_2_4_API_VERSION: c_uint = 0x15;
+
+impl Rules {
+    /// The rules for NumPy `release`, whose C API feature version is `feature_version`.
+    pub fn new(release: Release, feature_version: c_uint) -> Rules {
+        let since_2_5 = release >= (2, 5);
+        Rules {
+            release,
+            arrfuncs_offset: if feature_version >= NPY_2_4_API_VERSION {
+                1 << 11
+            } else {
+                1 << 10
+            },
+            coerce: if since_2_5 {
+                CoerceRule::Both
+            } else {
+                CoerceRule::First
+            },
+            na: if since_2_5 {
+                NaRule::Common
+            } else {
+                NaRule::FirstOperand
+            },
+            float_nan_is_missing: release >= (2, 3),
+        }
+    }
+
+    /// Whether `numpy._core.umath` has the ufunc `name` (every name outside
+    /// [`PRIVATE_UFUNCS_SINCE`] exists in every NumPy 2).
+    pub fn numpy_has_ufunc(&self, name: &str) -> bool {
+        PRIVATE_UFUNCS_SINCE
+            .iter()
+            .find(|(ufunc, _)| *ufunc == name)
+            .is_none_or(|&(_, since)| self.release >= since)
+    }
+
+    /// The `coerce` of the common instance of descriptors with `first` and `second`.
+    pub fn common_coerce(&self, first: bool, second: bool) -> bool {
+        match self.coerce {
+            CoerceRule::First => first,
+            CoerceRule::Both => first && second,
+        }
+    }
+}
+
+/// `"2.5.0rc1"` -> `(2, 5)`.
+fn parse_release(version: &str) -> Option<Release> {
+    let mut parts = version.split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor: String = parts
+        .next()?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    Some((major, minor.parse().ok()?))
+}
+
+static RULES: OnceLock<Rules> = OnceLock::new();
+
+/// Reads the running NumPy's release and decides the rules; after `ffi::load`.
+pub fn init(py: Python<'_>) -> PyResult<()> {
+    let version: String = py.import("numpy")?.getattr("__version__")?.extract()?;
+    let release = parse_release(&version).ok_or_else(|| {
+        PyImportError::new_err(format!(
+            "stringdtype cannot read the NumPy version {version:?}"
+        ))
+    })?;
+    let _ = RULES.set(Rules::new(release, ffi::feature_version()));
+    Ok(())
+}
+
+/// The rules of the running NumPy.
+pub fn rules() -> &'static Rules {
+    RULES.get().expect("NumPy rules read at module import")
+}
