@@ -25,7 +25,7 @@ use stringdtype_core::{Arena, Error, View};
 
 use crate::descr;
 use crate::dtype;
-use crate::ffi::{array_entry, PyArrayObject_fields, PyArray_Descr};
+use crate::ffi::{array_type, PyArrayObject_fields, PyArray_Descr};
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
@@ -274,9 +274,8 @@ impl ExactSizeIterator for StridedViews {}
 
 /// The descriptor of `array` if it is a NumPy array of this package's StringDType.
 fn string_array(array: &Bound<'_, PyAny>) -> PyResult<*mut PyArray_Descr> {
-    // SAFETY: `array` is live; array table entry 2 is `PyArray_Type`.
-    let is_ndarray =
-        unsafe { pyffi::PyObject_TypeCheck(array.as_ptr(), array_entry(2).cast()) != 0 };
+    // SAFETY: `array` is live.
+    let is_ndarray = unsafe { pyffi::PyObject_TypeCheck(array.as_ptr(), array_type()) != 0 };
     if is_ndarray {
         // SAFETY: `array` is an ndarray, so it starts with PyArrayObject_fields.
         let descr = unsafe { crate::ffi::array_descr(array.as_ptr().cast()) };

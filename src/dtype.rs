@@ -559,13 +559,28 @@ pub fn create(py: Python<'_>, scalar_type: &Bound<'_, PyAny>) -> PyResult<*mut P
         slot(NPY_DT_getitem, getitem as *mut c_void),
         slot(NPY_DT_get_clear_loop, get_clear_loop as *mut c_void),
         slot(NPY_DT_finalize_descr, finalize_descr as *mut c_void),
-        slot(arrfuncs_slot(ArrFuncs::Compare), compare as *mut c_void),
-        slot(arrfuncs_slot(ArrFuncs::Argmax), argmax as *mut c_void),
-        slot(arrfuncs_slot(ArrFuncs::Argmin), argmin as *mut c_void),
-        slot(arrfuncs_slot(ArrFuncs::Nonzero), nonzero as *mut c_void),
-        slot(arrfuncs_slot(ArrFuncs::Sort), sort::sort as *mut c_void),
         slot(
-            arrfuncs_slot(ArrFuncs::Argsort),
+            rules().arrfuncs_slot(ArrFuncs::Compare),
+            compare as *mut c_void,
+        ),
+        slot(
+            rules().arrfuncs_slot(ArrFuncs::Argmax),
+            argmax as *mut c_void,
+        ),
+        slot(
+            rules().arrfuncs_slot(ArrFuncs::Argmin),
+            argmin as *mut c_void,
+        ),
+        slot(
+            rules().arrfuncs_slot(ArrFuncs::Nonzero),
+            nonzero as *mut c_void,
+        ),
+        slot(
+            rules().arrfuncs_slot(ArrFuncs::Sort),
+            sort::sort as *mut c_void,
+        ),
+        slot(
+            rules().arrfuncs_slot(ArrFuncs::Argsort),
             sort::argsort as *mut c_void,
         ),
         slot(0, ptr::null_mut()),

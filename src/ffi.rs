@@ -4,7 +4,7 @@
 //! Layouts and indices follow NumPy's headers (`numpy/dtype_api.h`, `ndarraytypes.h`,
 //! `__multiarray_api.h`, `__ufunc_api.h`, `_public_dtype_api_table.h`); every table index used
 //! here is the same from NumPy 2.0 to 2.5; the ArrFuncs slot ids are not (see
-//! [`arrfuncs_slot`]).
+//! [`ArrFuncs::slot`]).
 #![allow(
     non_camel_case_types,
     non_snake_case,
@@ -172,7 +172,7 @@ pub const NPY_DT_get_fill_zero_loop: c_int = 10;
 pub const NPY_DT_finalize_descr: c_int = 11;
 
 /// The legacy `PyArray_ArrFuncs` members that a DType may set as slots, by their index
-/// in the struct. Their slot id is `_NPY_DT_ARRFUNCS_OFFSET + index`: see [`arrfuncs_slot`].
+/// in the struct. Their slot id is `_NPY_DT_ARRFUNCS_OFFSET + index`: see [`ArrFuncs::slot`].
 #[derive(Clone, Copy, Debug)]
 pub enum ArrFuncs {
     Compare = 5,
@@ -183,10 +183,12 @@ pub enum ArrFuncs {
     Argmin = 22,
 }
 
-/// The slot id of an ArrFuncs member for the running NumPy (`_NPY_DT_ARRFUNCS_OFFSET`
-/// moved in 2.4: see `numpy_version`).
-pub fn arrfuncs_slot(member: ArrFuncs) -> c_int {
-    crate::numpy_version::rules().arrfuncs_offset + member as c_int
+impl ArrFuncs {
+    /// The DType slot id of this member when `_NPY_DT_ARRFUNCS_OFFSET` is `offset` (it
+    /// moved in NumPy 2.4: `numpy_version::Rules::arrfuncs_offset`).
+    pub fn slot(self, offset: c_int) -> c_int {
+        offset + self as c_int
+    }
 }
 
 // Descriptor flags (ndarraytypes.h)
@@ -242,10 +244,17 @@ pub enum BuiltinDType {
     Void = 34,
 }
 
-/// The two API tables, loaded once at import.
-pub struct Api {
-    array: *const *mut c_void,
+/// One of NumPy's two C API tables, each reached through a capsule.
+#[derive(Clone, Copy)]
+enum Table {
+    /// `numpy._core._multiarray_umath._ARRAY_API` (`__multiarray_api.h`).
+    Array,
+    /// `numpy._core._multiarray_umath._UFUNC_API` (`__ufunc_api.h`).
+    Ufunc,
 }
+
+/// A loaded table: NumPy's array of pointers, immutable for the process life.
+struct Api(*const *mut c_void);
 
 // SAFETY: the tables are immutable arrays of pointers owned by NumPy for the process life.
 unsafe impl Send for Api {}
@@ -254,6 +263,129 @@ unsafe impl Sync for Api {}
 
 static ARRAY_API: OnceLock<Api> = OnceLock::new();
 static UFUNC_API: OnceLock<Api> = OnceLock::new();
+
+/// Entry `index` of `table`.
+fn entry(table: Table, index: usize) -> *mut c_void {
+    let api = match table {
+        Table::Array => &ARRAY_API,
+        Table::Ufunc => &UFUNC_API,
+    };
+    let api = api.get().expect("NumPy API loaded at module import");
+    // SAFETY: every index used below exists in the table of every NumPy the package loads
+    // (the `since` of each entry is checked against the running NumPy in `load`).
+    unsafe { *api.0.add(index) }
+}
+
+/// Declares the API entries the package uses, once each: table, index (from NumPy's
+/// generated `__multiarray_api.h` / `__ufunc_api.h` and `_public_dtype_api_table.h`), the
+/// C API feature version that introduced it, and its C signature. Functions become
+/// `unsafe fn`s with NumPy's contract; objects (type objects, DType classes) become
+/// functions returning their address.
+macro_rules! numpy_api {
+    (
+        functions { $(
+            $(#[$fdoc:meta])*
+            $ftable:ident $findex:literal since $fsince:ident:
+            fn $fname:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty;
+        )* }
+        objects { $(
+            $(#[$odoc:meta])*
+            $otable:ident $oindex:literal since $osince:ident: $oname:ident -> $oty:ty;
+        )* }
+    ) => {
+        $(
+            $(#[$fdoc])*
+            ///
+            /// # Safety
+            /// NumPy's contract for this function.
+            pub unsafe fn $fname($($arg: $ty),*) -> $ret {
+                // SAFETY: the table entry is this function, with this signature, in every
+                // NumPy from its `since` on (checked at load).
+                let f: unsafe extern "C" fn($($ty),*) -> $ret =
+                    unsafe { std::mem::transmute(entry(Table::$ftable, $findex)) };
+                // SAFETY: forwarded contract.
+                unsafe { f($($arg),*) }
+            }
+        )*
+        $(
+            $(#[$odoc])*
+            pub fn $oname() -> $oty {
+                entry(Table::$otable, $oindex) as $oty
+            }
+        )*
+        /// The feature version each declared entry needs, by name (checked at load).
+        const ENTRIES_SINCE: &[(&str, c_uint)] = &[
+            $((stringify!($fname), $fsince),)*
+            $((stringify!($oname), $osince),)*
+        ];
+    };
+}
+
+numpy_api! {
+    functions {
+        /// `PyObject *PyArray_Scalar(void *data, PyArray_Descr *descr, PyObject *base)`.
+        Array 60 since NPY_2_0_API_VERSION:
+        fn PyArray_Scalar(data: *mut c_void, descr: *mut PyArray_Descr, base: *mut PyObject)
+            -> *mut PyObject;
+        /// `int PyArray_Pack(PyArray_Descr *descr, void *item, PyObject *value)`.
+        Array 65 since NPY_2_0_API_VERSION:
+        fn PyArray_Pack(descr: *mut PyArray_Descr, item: *mut c_void, value: *mut PyObject)
+            -> c_int;
+        /// `unsigned int PyArray_GetNDArrayCFeatureVersion(void)` (the same entry since 1.4).
+        Array 211 since NPY_2_0_API_VERSION:
+        fn PyArray_GetNDArrayCFeatureVersion() -> c_uint;
+        /// `PyArray_Descr *PyArray_GetDefaultDescr(PyArray_DTypeMeta *)`.
+        Array 361 since NPY_2_0_API_VERSION:
+        fn PyArray_GetDefaultDescr(dtype: *mut PyArray_DTypeMeta) -> *mut PyArray_Descr;
+        /// `int PyArrayInitDTypeMeta_FromSpec(PyArray_DTypeMeta *, PyArrayDTypeMeta_Spec *)`.
+        Array 362 since NPY_2_0_API_VERSION:
+        fn PyArrayInitDTypeMeta_FromSpec(
+            dtype: *mut PyArray_DTypeMeta,
+            spec: *mut PyArrayDTypeMeta_Spec,
+        ) -> c_int;
+        /// `PyObject *PyUFunc_FromFuncAndData(func, data, types, ntypes, nin, nout,
+        /// identity, name, doc, unused)`.
+        Ufunc 1 since NPY_2_0_API_VERSION:
+        fn PyUFunc_FromFuncAndData(
+            func: *const c_void,
+            data: *const *mut c_void,
+            types: *const c_char,
+            ntypes: c_int,
+            nin: c_int,
+            nout: c_int,
+            identity: c_int,
+            name: *const c_char,
+            doc: *const c_char,
+            unused: c_int,
+        ) -> *mut PyObject;
+        /// `int PyUFunc_AddLoopFromSpec(PyObject *ufunc, PyArrayMethod_Spec *spec)`.
+        Ufunc 43 since NPY_2_0_API_VERSION:
+        fn PyUFunc_AddLoopFromSpec(ufunc: *mut PyObject, spec: *mut PyArrayMethod_Spec) -> c_int;
+        /// `int PyUFunc_AddPromoter(PyObject *ufunc, PyObject *DType_tuple, PyObject *promoter)`.
+        Ufunc 44 since NPY_2_0_API_VERSION:
+        fn PyUFunc_AddPromoter(
+            ufunc: *mut PyObject,
+            dtypes: *mut PyObject,
+            promoter: *mut PyObject,
+        ) -> c_int;
+    }
+    objects {
+        /// `PyArray_Type`, the ndarray type.
+        Array 2 since NPY_2_0_API_VERSION: array_type -> *mut PyTypeObject;
+        /// `PyArrayDescr_Type`, the `np.dtype` type.
+        Array 3 since NPY_2_0_API_VERSION: descr_type -> *mut PyTypeObject;
+        /// `PyArrayDTypeMeta_Type`, the metatype of DType classes.
+        Array 320 since NPY_2_0_API_VERSION: dtypemeta_type -> *mut PyTypeObject;
+        /// `PyArray_IntAbstractDType`, the abstract DType of every integer.
+        Array 366 since NPY_2_0_API_VERSION: int_abstract_dtype -> *mut PyArray_DTypeMeta;
+    }
+}
+
+/// A built-in DType class: `_public_dtype_api_table.h` puts a pointer to each at array
+/// table entry `320 + k` (since NumPy 2.0).
+pub fn builtin_dtype(dtype: BuiltinDType) -> *mut PyArray_DTypeMeta {
+    entry(Table::Array, 320 + dtype as usize) as *mut PyArray_DTypeMeta
+}
 
 fn capsule_table(py: Python<'_>, attr: &str) -> PyResult<Api> {
     let module = py.import("numpy._core._multiarray_umath")?;
@@ -264,100 +396,30 @@ fn capsule_table(py: Python<'_>, attr: &str) -> PyResult<Api> {
     if ptr.is_null() {
         return Err(PyErr::fetch(py));
     }
-    Ok(Api {
-        array: ptr as *const *mut c_void,
-    })
+    Ok(Api(ptr as *const *mut c_void))
 }
 
-/// Loads NumPy's C API tables and checks that NumPy is 2.0 or newer.
+/// Loads NumPy's C API tables, refuses NumPy older than 2.0, and checks that every
+/// declared entry exists in the running NumPy.
 pub fn load(py: Python<'_>) -> PyResult<()> {
-    let api = capsule_table(py, "_ARRAY_API")?;
-    // SAFETY: entry 211 of the array table is PyArray_GetNDArrayCFeatureVersion in every
-    // NumPy since 1.4.
-    let version: unsafe extern "C" fn() -> c_uint =
-        unsafe { std::mem::transmute(*api.array.add(211)) };
-    // SAFETY: a plain function without arguments.
-    let feature = unsafe { version() };
+    let _ = ARRAY_API.set(capsule_table(py, "_ARRAY_API")?);
+    // SAFETY: a plain function without arguments, at the same index since NumPy 1.4.
+    let feature = unsafe { PyArray_GetNDArrayCFeatureVersion() };
     if feature < NPY_2_0_API_VERSION {
         return Err(PyImportError::new_err(format!(
             "stringdtype needs NumPy 2.0 or newer (C API feature version {NPY_2_0_API_VERSION:#x}); \
              the installed NumPy has version {feature:#x}"
         )));
     }
+    if let Some((name, since)) = ENTRIES_SINCE.iter().find(|(_, since)| *since > feature) {
+        return Err(PyImportError::new_err(format!(
+            "stringdtype needs {name} (NumPy C API feature version {since:#x}); the installed \
+             NumPy has version {feature:#x}"
+        )));
+    }
     let _ = FEATURE_VERSION.set(feature);
-    let _ = ARRAY_API.set(api);
     let _ = UFUNC_API.set(capsule_table(py, "_UFUNC_API")?);
     Ok(())
-}
-
-pub fn array_entry(index: usize) -> *mut c_void {
-    let api = ARRAY_API.get().expect("NumPy API loaded at module import");
-    // SAFETY: `index` is a valid entry of the array API table of NumPy >= 2.0 (checked at load).
-    unsafe { *api.array.add(index) }
-}
-
-pub fn ufunc_entry(index: usize) -> *mut c_void {
-    let api = UFUNC_API.get().expect("NumPy API loaded at module import");
-    // SAFETY: `index` is a valid entry of the ufunc API table of NumPy >= 2.0.
-    unsafe { *api.array.add(index) }
-}
-
-pub unsafe fn PyArray_Scalar(
-    data: *mut c_void,
-    descr: *mut PyArray_Descr,
-    base: *mut PyObject,
-) -> *mut PyObject {
-    // SAFETY: entry 60 is `PyObject *PyArray_Scalar(void *, PyArray_Descr *, PyObject *)`.
-    let f: unsafe extern "C" fn(*mut c_void, *mut PyArray_Descr, *mut PyObject) -> *mut PyObject =
-        unsafe { std::mem::transmute(array_entry(60)) };
-    // SAFETY: forwarded contract.
-    unsafe { f(data, descr, base) }
-}
-
-pub unsafe fn PyArray_Pack(
-    descr: *mut PyArray_Descr,
-    item: *mut c_void,
-    value: *mut PyObject,
-) -> c_int {
-    // SAFETY: entry 65 is `int PyArray_Pack(PyArray_Descr *, void *, PyObject *)`.
-    let f: unsafe extern "C" fn(*mut PyArray_Descr, *mut c_void, *mut PyObject) -> c_int =
-        unsafe { std::mem::transmute(array_entry(65)) };
-    // SAFETY: forwarded contract.
-    unsafe { f(descr, item, value) }
-}
-
-pub unsafe fn PyArray_GetDefaultDescr(dtype: *mut PyArray_DTypeMeta) -> *mut PyArray_Descr {
-    // SAFETY: entry 361 is `PyArray_Descr *PyArray_GetDefaultDescr(PyArray_DTypeMeta *)`.
-    let f: unsafe extern "C" fn(*mut PyArray_DTypeMeta) -> *mut PyArray_Descr =
-        unsafe { std::mem::transmute(array_entry(361)) };
-    // SAFETY: forwarded contract.
-    unsafe { f(dtype) }
-}
-
-pub unsafe fn PyArrayInitDTypeMeta_FromSpec(
-    dtype: *mut PyArray_DTypeMeta,
-    spec: *mut PyArrayDTypeMeta_Spec,
-) -> c_int {
-    // SAFETY: entry 362 is `int PyArrayInitDTypeMeta_FromSpec(PyArray_DTypeMeta *, PyArrayDTypeMeta_Spec *)`.
-    let f: unsafe extern "C" fn(*mut PyArray_DTypeMeta, *mut PyArrayDTypeMeta_Spec) -> c_int =
-        unsafe { std::mem::transmute(array_entry(362)) };
-    // SAFETY: forwarded contract.
-    unsafe { f(dtype, spec) }
-}
-
-/// `PyArrayDescr_Type` (array table entry 3).
-pub fn descr_type() -> *mut PyTypeObject {
-    array_entry(3) as *mut PyTypeObject
-}
-
-/// `PyArrayDTypeMeta_Type` (entry 320 holds a pointer to it).
-pub fn dtypemeta_type() -> *mut PyTypeObject {
-    array_entry(320) as *mut PyTypeObject
-}
-
-/// A built-in DType class (entry 320 + k holds a pointer to it).
-pub fn builtin_dtype(dtype: BuiltinDType) -> *mut PyArray_DTypeMeta {
-    array_entry(320 + dtype as usize) as *mut PyArray_DTypeMeta
 }
 
 /// The DType class of a descriptor (`NPY_DTYPE`).

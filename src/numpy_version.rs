@@ -91,6 +91,11 @@ pub struct Rules {
 const NPY_2_4_API_VERSION: c_uint = 0x15;
 
 impl Rules {
+    /// The DType slot id of an ArrFuncs member in the running NumPy.
+    pub fn arrfuncs_slot(&self, member: ffi::ArrFuncs) -> c_int {
+        member.slot(self.arrfuncs_offset)
+    }
+
     /// The rules for NumPy `release`, whose C API feature version is `feature_version`.
     pub fn new(release: Release, feature_version: c_uint) -> Rules {
         let since_2_5 = release >= (2, 5);

@@ -5,18 +5,17 @@
 //! They are real `np.ufunc` objects, so broadcasting, `out=`, `where=` and strides come
 //! from NumPy; `stringdtype.strings` wraps them with `np.strings`' signatures.
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_int, CStr};
 use std::ptr;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
-use pyo3::ffi::PyObject;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 
 use super::{operand, register_on, Dt, LoopDef, Output};
 use crate::arenas::ArenaLocks;
 use crate::descr::{read_view, NaKind};
-use crate::ffi::ufunc_entry;
+use crate::ffi::PyUFunc_FromFuncAndData;
 use crate::unicode::tables;
 
 const UPPER: u8 = 0;
@@ -45,24 +44,11 @@ pub(super) fn new_ufunc<'py>(
     nin: c_int,
     nout: c_int,
 ) -> PyResult<Bound<'py, PyAny>> {
-    type FromFuncAndData = unsafe extern "C" fn(
-        *mut *mut c_void,
-        *const *mut c_void,
-        *const c_char,
-        c_int,
-        c_int,
-        c_int,
-        c_int,
-        *const c_char,
-        *const c_char,
-        c_int,
-    ) -> *mut PyObject;
-    // SAFETY: entry 1 is `PyUFunc_FromFuncAndData`; with no legacy loops the function,
-    // data and type arrays are never read. Identity -1 is `PyUFunc_None`.
+    // SAFETY: with no legacy loops the function, data and type arrays are never read;
+    // identity -1 is `PyUFunc_None`; name and doc are static.
     unsafe {
-        let f: FromFuncAndData = std::mem::transmute(ufunc_entry(1));
-        let ufunc = f(
-            ptr::null_mut(),
+        let ufunc = PyUFunc_FromFuncAndData(
+            ptr::null(),
             ptr::null(),
             ptr::null(),
             0,

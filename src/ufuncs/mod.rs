@@ -55,7 +55,7 @@ impl Dt {
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
             Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
             Dt::Object => builtin_dtype(BuiltinDType::Object),
-            Dt::AnyInt => abstract_int_dtype(),
+            Dt::AnyInt => int_abstract_dtype(),
         }
     }
 }
@@ -163,13 +163,8 @@ fn add_loop(
         dtypes: dtypes.as_mut_ptr(),
         slots: slots.as_ptr() as *mut PyType_Slot,
     };
-    // SAFETY: entry 43 is `int PyUFunc_AddLoopFromSpec(PyObject *, PyArrayMethod_Spec *)`;
-    // NumPy copies what it needs from the spec before returning.
-    let status = unsafe {
-        let f: unsafe extern "C" fn(*mut PyObject, *mut PyArrayMethod_Spec) -> c_int =
-            std::mem::transmute(ufunc_entry(43));
-        f(ufunc.as_ptr(), &mut spec)
-    };
+    // SAFETY: NumPy copies what it needs from the spec before returning.
+    let status = unsafe { PyUFunc_AddLoopFromSpec(ufunc.as_ptr(), &mut spec) };
     if status < 0 {
         return Err(PyErr::fetch(py));
     }
@@ -247,12 +242,8 @@ fn add_promoter_fn(
             pyffi::PyCapsule_New(promoter, c"numpy._ufunc_promoter".as_ptr(), None),
         )?
     };
-    // SAFETY: entry 44 is `int PyUFunc_AddPromoter(PyObject *, PyObject *, PyObject *)`.
-    let status = unsafe {
-        let f: unsafe extern "C" fn(*mut PyObject, *mut PyObject, *mut PyObject) -> c_int =
-            std::mem::transmute(ufunc_entry(44));
-        f(ufunc.as_ptr(), tuple.as_ptr(), capsule.as_ptr())
-    };
+    // SAFETY: three live objects; NumPy keeps its own references.
+    let status = unsafe { PyUFunc_AddPromoter(ufunc.as_ptr(), tuple.as_ptr(), capsule.as_ptr()) };
     if status < 0 {
         return Err(PyErr::fetch(py));
     }
@@ -369,11 +360,6 @@ pub fn register_extra_promoters(py: Python<'_>) -> PyResult<()> {
     Ok(())
 }
 
-fn abstract_int_dtype() -> *mut PyArray_DTypeMeta {
-    // Entry 366 (`PyArray_IntAbstractDType`) holds a pointer to the DType.
-    array_entry_ptr(366) as *mut PyArray_DTypeMeta
-}
-
 /// `resolve_descriptors` for a loop with `nargs` operands.
 /// Outputs from operand `outs_from` on are refused when given (`out=`); pass `nargs` to
 /// accept them.
@@ -487,10 +473,6 @@ fn common_params<'py>(
         }
     }
     Ok((na, coerce))
-}
-
-fn array_entry_ptr(index: usize) -> *mut c_void {
-    crate::ffi::array_entry(index)
 }
 
 /// The strided arguments of a loop call: pointers, strides and descriptors per operand.
