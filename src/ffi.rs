@@ -298,6 +298,7 @@ macro_rules! numpy_api {
             ///
             /// # Safety
             /// NumPy's contract for this function.
+            #[allow(clippy::too_many_arguments)] // NumPy's signature
             pub unsafe fn $fname($($arg: $ty),*) -> $ret {
                 // SAFETY: the table entry is this function, with this signature, in every
                 // NumPy from its `since` on (checked at load).
