@@ -23,9 +23,9 @@ use stringdtype_core::arrow::{
 };
 use stringdtype_core::{Arena, Error, View};
 
-use crate::descr;
-use crate::dtype;
-use crate::ffi::{array_type, PyArrayObject_fields, PyArray_Descr};
+use crate::descr::{self, StringDescr};
+use crate::element::read_view;
+use crate::ffi::PyArrayObject_fields;
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
@@ -251,7 +251,7 @@ impl Iterator for StridedViews {
         }
         // SAFETY: `index` stays inside `shape`, so `offset` addresses an element of the
         // array, which the caller keeps alive.
-        let view = unsafe { descr::read_view(self.data.0.offset(self.offset)) };
+        let view = unsafe { read_view(self.data.0.offset(self.offset)) };
         self.remaining -= 1;
         for axis in (0..self.shape.len()).rev() {
             self.index[axis] += 1;
@@ -272,28 +272,6 @@ impl Iterator for StridedViews {
 
 impl ExactSizeIterator for StridedViews {}
 
-/// The descriptor of `array` if it is a NumPy array of this package's StringDType.
-fn string_array(array: &Bound<'_, PyAny>) -> PyResult<*mut PyArray_Descr> {
-    // SAFETY: `array` is live.
-    let is_ndarray = unsafe { pyffi::PyObject_TypeCheck(array.as_ptr(), array_type()) != 0 };
-    if is_ndarray {
-        // SAFETY: `array` is an ndarray, so it starts with PyArrayObject_fields.
-        let descr = unsafe { crate::ffi::array_descr(array.as_ptr().cast()) };
-        // SAFETY: an array's descriptor is live while the array is.
-        if unsafe { dtype::is_string_descr(descr) } {
-            return Ok(descr);
-        }
-        return Err(PyTypeError::new_err(format!(
-            "to_arrow expects an array of stringdtype.StringDType, got dtype {}",
-            array.getattr("dtype")?.repr()?
-        )));
-    }
-    Err(PyTypeError::new_err(format!(
-        "to_arrow expects a NumPy array of stringdtype.StringDType, got {}",
-        array.get_type().name()?
-    )))
-}
-
 /// to_arrow(array)
 /// --
 ///
@@ -304,7 +282,7 @@ fn string_array(array: &Bound<'_, PyAny>) -> PyResult<*mut PyArray_Descr> {
 /// ``array`` do not change what was exported.
 #[pyfunction]
 pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStringViewArray> {
-    let descr = string_array(array)?;
+    let descr = StringDescr::of_ndarray(array, "to_arrow")?;
     // SAFETY: `array` is an ndarray (checked), alive for this call.
     let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
     let ndim = fields.nd as usize;
@@ -326,8 +304,7 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
         && fields.flags & NPY_ARRAY_ALIGNED != 0
         && (fields.data as usize) % std::mem::align_of::<View>() == 0;
     let data = SendPtr(fields.data.cast::<u8>());
-    // SAFETY: the descriptor is ours and lives as long as `array`, which outlives the call.
-    let state = unsafe { descr::state(descr) };
+    let state = descr.state();
     let exported = py.detach(move || {
         let data = data;
         let arena = state.arena.read();
@@ -413,10 +390,10 @@ fn new_array<'py>(
 /// Makes `arena`, which holds the strings of `array`'s elements, the array's arena.
 fn install(descr: &Bound<'_, PyAny>, arena: Arena) {
     // SAFETY: `descr` is a live StringDType descriptor (made by `from_arrow`).
-    let state = unsafe { descr::state(descr.as_ptr().cast()) };
+    let descr = unsafe { StringDescr::from_raw(descr.as_ptr().cast()) };
     // The array is new and its elements were all empty, so nothing points into the
     // arena being replaced.
-    state.arena.replace(arena);
+    descr.arena().replace(arena);
 }
 
 fn import_one<'py>(

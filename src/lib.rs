@@ -1,57 +1,24 @@
 //! `stringdtype._core`: registers the StringDType class with NumPy and exposes the
 //! package's functions. The public API is re-exported by the Python package.
 
-/// Defines a strided-loop entry point (a cast or a ufunc loop): builds `ufuncs::Args`
-/// for `$nargs` operands and runs `$body` in `error::loop_guard`.
-macro_rules! ufunc_loop {
-    ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, $nargs:expr, |$args:ident| $body:block) => {
-        $(#[$meta])*
-        unsafe extern "C" fn $name $(<$($gen)*>)? (
-            context: *mut $crate::ffi::PyArrayMethod_Context,
-            data: *const *mut std::ffi::c_char,
-            dimensions: *const $crate::ffi::npy_intp,
-            strides: *const $crate::ffi::npy_intp,
-            _auxdata: *mut std::ffi::c_void,
-        ) -> std::ffi::c_int {
-            // SAFETY: NumPy calls a loop with its registered number of operands.
-            let $args = unsafe {
-                $crate::ufuncs::Args::new(context, data, dimensions, strides, $nargs)
-            };
-            $crate::error::loop_guard(|| $body)
-        }
-    };
-}
-
 mod arenas;
 mod arrow;
 mod casts;
 mod descr;
 mod dtype;
+mod element;
 mod error;
 mod ffi;
+mod loops;
 mod numpy_version;
 mod sort;
 mod ufuncs;
 mod unicode;
 
-use pyo3::exceptions::PyTypeError;
+use descr::StringDescr;
+
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyString, PyTuple};
-
-/// The descriptor of `array` if it is a StringDType array.
-fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
-    let dtype = array.getattr("dtype")?;
-    let descr = dtype.as_ptr() as *mut ffi::PyArray_Descr;
-    // SAFETY: an array's `dtype` is a live descriptor.
-    let ours = unsafe { dtype::is_string_descr(descr) };
-    if !ours {
-        return Err(PyTypeError::new_err(format!(
-            "expected an array of stringdtype.StringDType, got dtype {}",
-            dtype.repr()?
-        )));
-    }
-    Ok(descr)
-}
 
 /// memory_info(array)
 /// --
@@ -63,11 +30,10 @@ fn string_descr(array: &Bound<'_, PyAny>) -> PyResult<*mut ffi::PyArray_Descr> {
 /// the live long strings themselves) and ``chunks`` (number of arena chunks).
 #[pyfunction]
 fn memory_info<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
-    let descr = string_descr(array)?;
-    // SAFETY: `descr` is a StringDType descriptor kept alive by `array`.
+    let descr = StringDescr::of_ndarray(array, "memory_info")?;
     // Locked for writing, which first applies releases that other arenas passed on
     // (see `Arena::collect_mail`), so that the figures are settled.
-    let usage = unsafe { &descr::state(descr).arena }.write().memory_usage();
+    let usage = descr.arena().write().memory_usage();
     let info = PyDict::new(array.py());
     info.set_item("views", array.getattr("nbytes")?)?;
     info.set_item("arena_capacity", usage.capacity)?;
@@ -106,8 +72,8 @@ fn _rebuild_dtype<'py>(
     // An unpickled array takes this descriptor without `finalize_descr` (NumPy's
     // `__setstate__` sets it directly): mark it owned, so that every other array made
     // with it (`b.copy()`) gets its own descriptor and arena.
-    // SAFETY: `descr` is a live StringDType descriptor.
-    unsafe { descr::claim(descr) };
+    // SAFETY: `new_descr` returns a live, built StringDType descriptor.
+    unsafe { StringDescr::from_raw(descr) }.claim();
     // SAFETY: `new_descr` returns a new reference.
     Ok(unsafe { Bound::from_owned_ptr(py, descr.cast()) })
 }
@@ -132,7 +98,6 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .call1(("StringScalar", bases, namespace))?;
     let cls = dtype::create(py, &scalar)?;
     ufuncs::register_all(py)?;
-    ufuncs::register_extra_promoters(py)?;
     ufuncs::add_ufuncs(m)?;
     // SAFETY: the class is immortal (leaked), so a borrowed reference is always valid.
     let cls = unsafe { Bound::from_borrowed_ptr(py, cls.cast()) };

@@ -12,10 +12,10 @@ use std::ffi::{c_int, c_void};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
-use crate::descr::{self, read_view, write_view, DescrState, NaKind};
-use crate::dtype::compare_elements;
+use crate::descr::{DescrState, NaKind, StringDescr};
+use crate::element::{compare_elements, read_view, write_view};
 use crate::error::loop_guard;
-use crate::ffi::{array_descr, npy_intp};
+use crate::ffi::npy_intp;
 
 /// NumPy's element order, made a total order: two NaN-like missing values are equal
 /// (NumPy's `compare` calls the first one greater, which a sort must not see).
@@ -63,7 +63,7 @@ fn sort_by_view<T>(
 pub unsafe extern "C" fn sort(start: *mut c_void, num: npy_intp, array: *mut c_void) -> c_int {
     loop_guard(|| {
         // SAFETY: NumPy passes a StringDType array and `num` contiguous elements of it.
-        let state = unsafe { descr::state(array_descr(array)) };
+        let state = unsafe { StringDescr::of_array(array) }.state();
         let start = start as *mut u8;
         let n = num.max(0) as usize;
         // Held for writing from the first read to the last write: a concurrent setitem
@@ -94,7 +94,7 @@ pub unsafe extern "C" fn argsort(
     loop_guard(|| {
         // SAFETY: NumPy passes a StringDType array, its contiguous elements and `num`
         // indices into them.
-        let state = unsafe { descr::state(array_descr(array)) };
+        let state = unsafe { StringDescr::of_array(array) }.state();
         let n = num.max(0) as usize;
         let indices = unsafe { std::slice::from_raw_parts_mut(tosort, n) };
         let data = data as *const u8;

@@ -11,11 +11,13 @@ use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use stringdtype_core::{kernels, Arena, Error as CoreError, View, MAX_STRING_LEN};
 
-use super::{effective_na, na_error, operand, read_count, Args, Dt, LoopDef, Output};
+use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::{read_view, NaKind};
-use crate::dtype::compare_with_na;
+use crate::descr::NaKind;
+use crate::element::compare_with_na;
+use crate::element::read_view;
 use crate::error::CoreResultExt;
+use crate::loops::{effective_na, na_error, operand, read_count, ufunc_loop, Args, Output};
 
 pub fn loops() -> Vec<LoopDef> {
     const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
@@ -86,8 +88,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     let Some(scalar) = args.scalar_view(1) else {
         return Ok(false);
     };
-    // SAFETY: operands 0 and 1 are StringDType operands.
-    let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
+    let (sa, sb) = (args.state(0), args.state(1));
     if sa.na != NaKind::Unset || scalar.is_na() {
         return Ok(false);
     }
@@ -117,8 +118,7 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
     if matches!(OP, EQ | NE) && equal_to_scalar(&args, OP == NE)? {
         return Ok(());
     }
-    // SAFETY: operands 0 and 1 are StringDType operands.
-    let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
+    let (sa, sb) = (args.state(0), args.state(1));
     let na = effective_na(&[sa, sb]);
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     let (arena_a, arena_b) = (locks.get(0), locks.get(1));
@@ -169,8 +169,7 @@ fn ordered<const OP: u8>(ord: Ordering) -> bool {
 }
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
-    // SAFETY: all three operands are StringDType operands.
-    let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let (sa, sb, so) = (args.state(0), args.state(1), args.state(2));
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
     let output = Output::new(&args, 2, locks.get(2));
@@ -224,8 +223,7 @@ fn add_parts<'r>(
 }
 
 ufunc_loop!(add_loop, 3, |args| {
-    // SAFETY: all three operands are StringDType operands.
-    let (sa, sb, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let (sa, sb, so) = (args.state(0), args.state(1), args.state(2));
     let na = effective_na(&[sa, sb]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
     let output = Output::new(&args, 2, locks.get(2));
@@ -274,8 +272,7 @@ ufunc_loop!(add_loop, 3, |args| {
 
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let count_at = 1 - STRING_AT;
-    // SAFETY: the string operand and the output are StringDType operands.
-    let (ss, so) = unsafe { (args.state(STRING_AT), args.state(2)) };
+    let (ss, so) = (args.state(STRING_AT), args.state(2));
     let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena], 1);
     let output = Output::new(&args, 2, locks.get(1));
     let mut scratch = Vec::new();
@@ -314,8 +311,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
 });
 
 ufunc_loop!(str_len_loop, 2, |args| {
-    // SAFETY: operand 0 is a StringDType operand.
-    let state = unsafe { args.state(0) };
+    let state = args.state(0);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let arena = locks.get(0);
     for i in 0..args.n {
@@ -334,8 +330,7 @@ ufunc_loop!(str_len_loop, 2, |args| {
 });
 
 ufunc_loop!(isnan_loop, 2, |args| {
-    // SAFETY: operand 0 is a StringDType operand.
-    let nan_like = unsafe { args.state(0) }.na == NaKind::NanLike;
+    let nan_like = args.state(0).na == NaKind::NanLike;
     for i in 0..args.n {
         // SAFETY: element i of the input and of the bool output.
         unsafe { *args.at(1, i) = (nan_like && read_view(args.at(0, i)).is_na()) as u8 };

@@ -12,10 +12,12 @@ use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 
-use super::{operand, register_on, Dt, LoopDef, Output};
+use super::registry::{register_on, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::{read_view, NaKind};
+use crate::descr::NaKind;
+use crate::element::read_view;
 use crate::ffi::PyUFunc_FromFuncAndData;
+use crate::loops::{operand, ufunc_loop, Output};
 use crate::unicode::tables;
 
 const UPPER: u8 = 0;
@@ -130,8 +132,7 @@ fn case_error() -> PyErr {
 }
 
 ufunc_loop!(case_loop[const K: u8], 2, |args| {
-    // SAFETY: both operands are StringDType operands.
-    let (si, so) = unsafe { (args.state(0), args.state(1)) };
+    let (si, so) = (args.state(0), args.state(1));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let output = Output::new(&args, 1, locks.get(1));
     let tables = tables();
@@ -171,8 +172,7 @@ fn encode_error() -> PyErr {
 }
 
 ufunc_loop!(nbytes_loop, 2, |args| {
-    // SAFETY: operand 0 is a StringDType operand.
-    let state = unsafe { args.state(0) };
+    let state = args.state(0);
     for i in 0..args.n {
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };

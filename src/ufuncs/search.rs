@@ -8,9 +8,11 @@ use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
 
-use super::{effective_na, operand, read_i64, Args, Dt, LoopDef};
+use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::{read_view, NaKind};
+use crate::descr::NaKind;
+use crate::element::read_view;
+use crate::loops::{effective_na, operand, read_i64, ufunc_loop, Args};
 use crate::unicode::{tables, PythonTables};
 
 const T: Dt = Dt::Ours;
@@ -90,8 +92,7 @@ fn predicate<const P: u8>(s: &[u8], tables: &PythonTables) -> bool {
 }
 
 ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
-    // SAFETY: operand 0 is a StringDType operand.
-    let state = unsafe { args.state(0) };
+    let state = args.state(0);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
     for i in 0..args.n {
@@ -138,8 +139,7 @@ fn for_each_search<R>(
 where
     R: Copy,
 {
-    // SAFETY: operands 0 and 1 are StringDType operands.
-    let (sa, sb) = unsafe { (args.state(0), args.state(1)) };
+    let (sa, sb) = (args.state(0), args.state(1));
     let na = effective_na(&[sa, sb]);
     let nan_propagates = nan_result.is_some();
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
@@ -252,8 +252,7 @@ fn startswith_from_views(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<boo
     let len = prefix.len();
     let mask = u32::MAX.checked_shr(32 - 8 * len as u32).unwrap_or(0);
     let wanted_bits = u32::from_le_bytes(wanted) & mask;
-    // SAFETY: operand 0 is a StringDType operand.
-    let na = &unsafe { args.state(0) }.na;
+    let na = &args.state(0).na;
     for i in 0..args.n {
         // SAFETY: element i of the string operand and of the bool output.
         let view = unsafe { read_view(args.at(0, i)) };

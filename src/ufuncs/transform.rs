@@ -11,10 +11,14 @@ use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Finder, Side};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
-use super::{effective_na, operand, read_count, read_i64, reserve, Args, Dt, LoopDef, Output};
+use super::registry::{Dt, LoopDef};
 use crate::arenas::{ArenaLocks, Readers};
-use crate::descr::{read_view, NaKind};
+use crate::descr::NaKind;
+use crate::element::read_view;
 use crate::error::CoreResultExt;
+use crate::loops::{
+    effective_na, operand, read_count, read_i64, reserve, ufunc_loop, Args, Output,
+};
 use crate::unicode::tables;
 
 const T: Dt = Dt::Ours;
@@ -136,8 +140,7 @@ fn strip_error() -> PyErr {
 }
 
 ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
-    // SAFETY: both operands are StringDType operands.
-    let (si, so) = unsafe { (args.state(0), args.state(1)) };
+    let (si, so) = (args.state(0), args.state(1));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let tables = tables();
     let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
@@ -150,8 +153,7 @@ ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
 });
 
 ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
-    // SAFETY: all three operands are StringDType operands.
-    let (sa, sc, so) = unsafe { (args.state(0), args.state(1), args.state(2)) };
+    let (sa, sc, so) = (args.state(0), args.state(1), args.state(2));
     let na = effective_na(&[sa, sc]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena], 2);
     // The error for a missing `chars` element.
@@ -210,8 +212,7 @@ fn replace_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
 }
 
 ufunc_loop!(replace_loop, 5, |args| {
-    // SAFETY: operands 0, 1, 2 and 4 are StringDType operands.
-    let states = unsafe { [args.state(0), args.state(1), args.state(2), args.state(4)] };
+    let states = [args.state(0), args.state(1), args.state(2), args.state(4)];
     let na = effective_na(&states[..3]);
     let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 3);
     let pattern_error = || {
@@ -294,8 +295,7 @@ fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
 }
 
 ufunc_loop!(expandtabs_loop, 3, |args| {
-    // SAFETY: operands 0 and 2 are StringDType operands.
-    let (si, so) = unsafe { (args.state(0), args.state(2)) };
+    let (si, so) = (args.state(0), args.state(2));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
     for_each_output(
@@ -332,9 +332,8 @@ const PAD_NAMES: [&str; 4] = ["_center", "_ljust", "_rjust", "zfill"];
 ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
     let name = PAD_NAMES[K as usize];
     let (fill_at, out_at) = if K == ZFILL { (None, 2) } else { (Some(2), 3) };
-    // SAFETY: operand 0, the fill operand and the output are StringDType operands.
-    let (ss, so) = unsafe { (args.state(0), args.state(out_at)) };
-    let sf = fill_at.map(|k| unsafe { args.state(k) });
+    let (ss, so) = (args.state(0), args.state(out_at));
+    let sf = fill_at.map(|k| args.state(k));
     let na = effective_na(&[ss, sf.unwrap_or(ss)]);
     let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena], 2);
     let error = || {
@@ -411,8 +410,7 @@ fn partition_parts<'r, const LAST: bool>(
 
 ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let name = if LAST { "_rpartition" } else { "_partition" };
-    // SAFETY: all five operands are StringDType operands.
-    let states = unsafe { [0, 1, 2, 3, 4].map(|k| args.state(k)) };
+    let states = [0, 1, 2, 3, 4].map(|k| args.state(k));
     let na = effective_na(&states[..2]);
     let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 2);
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
@@ -456,8 +454,7 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
 });
 
 ufunc_loop!(slice_loop, 5, |args| {
-    // SAFETY: operands 0 and 4 are StringDType operands.
-    let (si, so) = unsafe { (args.state(0), args.state(4)) };
+    let (si, so) = (args.state(0), args.state(4));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     for_each_output(
         &args,

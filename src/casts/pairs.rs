@@ -1,0 +1,91 @@
+//! What every cast loop shares: its (source, destination) element pairs with typed access
+//! to the StringDType end(s), and small facts about the other end's descriptor.
+
+use pyo3::prelude::*;
+
+use crate::descr::{DescrState, NaKind, StringDescr};
+use crate::ffi::PyArray_Descr;
+use crate::loops::Args;
+
+/// The loop's descriptors and its `n` (source, destination) element pointers.
+pub(super) struct Pairs<'a> {
+    pub src_descr: *mut PyArray_Descr,
+    pub dst_descr: *mut PyArray_Descr,
+    src: Option<StringDescr<'a>>,
+    dst: Option<StringDescr<'a>>,
+    src_ptr: *mut u8,
+    dst_ptr: *mut u8,
+    src_stride: isize,
+    pub dst_stride: isize,
+    pub n: isize,
+}
+
+impl<'a> Pairs<'a> {
+    /// The pairs of a 1-in-1-out loop call.
+    pub fn new(args: Args<'a>) -> Pairs<'a> {
+        Pairs {
+            src_descr: args.descrs[0],
+            dst_descr: args.descrs[1],
+            src: args.try_string(0),
+            dst: args.try_string(1),
+            src_ptr: args.data[0],
+            dst_ptr: args.data[1],
+            src_stride: args.strides[0],
+            dst_stride: args.strides[1],
+            n: args.n,
+        }
+    }
+
+    /// Calls `f(src, dst)` for each element pair.
+    pub fn for_each(&self, mut f: impl FnMut(*mut u8, *mut u8) -> PyResult<()>) -> PyResult<()> {
+        for i in 0..self.n {
+            // Pointer arithmetic only; NumPy guarantees every pair lies in its buffer.
+            let src = self.src_ptr.wrapping_offset(i * self.src_stride);
+            let dst = self.dst_ptr.wrapping_offset(i * self.dst_stride);
+            f(src, dst)?;
+        }
+        Ok(())
+    }
+
+    /// The source's descriptor, a StringDType (the cast's signature says so).
+    pub fn src(&self) -> StringDescr<'a> {
+        self.src.expect("the cast's source is a StringDType")
+    }
+
+    /// The destination's descriptor, a StringDType (the cast's signature says so).
+    pub fn dst(&self) -> StringDescr<'a> {
+        self.dst.expect("the cast's destination is a StringDType")
+    }
+}
+
+/// Defines a cast loop entry point that builds `Pairs` and runs `$body` in the guard.
+macro_rules! strided_loop {
+    ($vis:vis $name:ident, |$pairs:ident| $body:block) => {
+        $crate::loops::ufunc_loop!($vis $name, 2, |args| {
+            let $pairs = $crate::casts::pairs::Pairs::new(args);
+            $body
+        });
+    };
+}
+pub(super) use strided_loop;
+
+/// What a missing value becomes in a dtype without one: `str(na_object)`, or the string
+/// itself for a string `na_object`.
+pub(super) fn na_text(state: &DescrState) -> &[u8] {
+    match &state.na {
+        NaKind::String(default) => default,
+        _ => &state.na_name,
+    }
+}
+
+/// The element size of a (fixed-width) descriptor.
+pub(super) fn elsize(descr: *const PyArray_Descr) -> usize {
+    // SAFETY: a live descriptor.
+    unsafe { (*descr).elsize as usize }
+}
+
+/// Whether a descriptor's kind is one of `kinds`.
+pub(super) fn is_kind(descr: *const PyArray_Descr, kinds: &[u8]) -> bool {
+    // SAFETY: a live descriptor.
+    kinds.contains(&(unsafe { (*descr).kind } as u8))
+}

@@ -1,0 +1,152 @@
+//! Casts that go through Python (these loops hold the GIL): numbers, datetimes and
+//! timedeltas through Python's own `int()` / `float()` / `complex()` and NumPy's scalars,
+//! so that results and errors are exactly NumPy's StringDType's; and `object` to
+//! StringDType, converting every element before writing any.
+
+use std::ptr;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+use stringdtype_core::View;
+
+use super::pairs::{elsize, is_kind, strided_loop};
+use crate::descr::NaKind;
+use crate::element::{convert_object, get_element, read_view, replace_element};
+use crate::error::CoreResultExt;
+use crate::ffi::{PyArray_Descr, PyArray_Pack, PyArray_Scalar};
+use crate::numpy_version::rules;
+
+strided_loop!(pub(super) scalar_to_string, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let state = pairs.dst().state();
+    let keep_na = state.na != NaKind::Unset;
+    // SAFETY: a live descriptor.
+    let src_kind = unsafe { (*pairs.src_descr).kind } as u8;
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an aligned element of the source descriptor.
+        let scalar = unsafe {
+            Bound::from_owned_ptr_or_err(
+                py,
+                PyArray_Scalar(src.cast(), pairs.src_descr, ptr::null_mut()),
+            )?
+        };
+        // As NumPy: NaT becomes a missing value whenever the target has one, a float NaN
+        // (of a float64) only when its missing value is NaN-like (and NumPy is 2.3 or newer).
+        let missing = match src_kind {
+            b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
+            b'f' => {
+                state.na == NaKind::NanLike
+                    && elsize(pairs.src_descr) == 8
+                    && rules().float_nan_is_missing
+                    && scalar.ne(&scalar)?
+            }
+            _ => false,
+        };
+        let text = if missing {
+            None
+        } else if src_kind == b'm' && !scalar.ne(&scalar)? {
+            // A timedelta is written as its integer count of units.
+            Some(scalar.call_method1("astype", ("int64",))?.str()?)
+        } else {
+            Some(scalar.str()?)
+        };
+        let bytes = text.as_ref().map(|text| text.to_str()).transpose()?;
+        let mut arena = state.arena.write();
+        let view = match bytes {
+            None => View::NA,
+            Some(bytes) => arena.store(bytes.as_bytes()).py()?,
+        };
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+strided_loop!(pub(super) string_to_scalar, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let dst_descr = pairs.dst_descr;
+    let state = pairs.src().state();
+    let builtins = py.import("builtins")?;
+    // Long doubles, datetimes and timedeltas parse strings themselves (at full precision).
+    let long = elsize(dst_descr) > if is_kind(dst_descr, b"c") { 16 } else { 8 };
+    let convert = if is_kind(dst_descr, b"iu") {
+        Some(builtins.getattr("int")?)
+    } else if is_kind(dst_descr, b"f") && !long {
+        Some(builtins.getattr("float")?)
+    } else if is_kind(dst_descr, b"c") && !long {
+        Some(builtins.getattr("complex")?)
+    } else {
+        None
+    };
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { read_view(src) };
+        let value = if view.is_na() && !matches!(state.na, NaKind::String(_)) {
+            missing_value(py, dst_descr)?
+        } else {
+            // SAFETY: as above.
+            let text = unsafe { get_element(py, pairs.src(), src) }?.into_bound(py);
+            match &convert {
+                Some(convert) => convert.call1((text,))?,
+                None => text,
+            }
+        };
+        // SAFETY: `dst` is an element of the destination descriptor.
+        if unsafe { PyArray_Pack(dst_descr, dst.cast(), value.as_ptr()) } < 0 {
+            return Err(PyErr::fetch(py));
+        }
+        Ok(())
+    })
+});
+
+// Object to string, converting every element before writing any (NumPy's own path calls
+// `setitem` element by element and leaves the elements before a failing one written).
+strided_loop!(pub(super) object_to_string, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let mut texts = Vec::with_capacity(pairs.n.max(0) as usize);
+    pairs.for_each(|src, _| {
+        // SAFETY: an object element holds a (possibly null) object pointer.
+        let raw = unsafe { ptr::read_unaligned(src.cast::<*mut pyffi::PyObject>()) };
+        let obj = if raw.is_null() {
+            py.None().into_bound(py)
+        } else {
+            // SAFETY: a non-null element is a live object the source array holds.
+            unsafe { Bound::from_borrowed_ptr(py, raw) }
+        };
+        texts.push(convert_object(py, pairs.dst(), &obj)?);
+        Ok(())
+    })?;
+    let bytes: Vec<Option<&str>> = texts
+        .iter()
+        .map(|text| text.as_ref().map(|t| t.to_str()).transpose())
+        .collect::<PyResult<_>>()?;
+    let mut arena = pairs.dst().arena().write();
+    let mut next = bytes.into_iter();
+    pairs.for_each(|_, dst| {
+        let view = match next.next().flatten() {
+            Some(text) => arena.store(text.as_bytes()).py()?,
+            None => View::NA,
+        };
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+/// What a missing value becomes in a number or time array, as NumPy's StringDType does.
+fn missing_value<'py>(
+    py: Python<'py>,
+    target: *const PyArray_Descr,
+) -> PyResult<Bound<'py, PyAny>> {
+    if is_kind(target, b"Mm") {
+        return Ok(PyString::new(py, "NaT").into_any());
+    }
+    Err(PyValueError::new_err(
+        "Arrays with missing data cannot be converted to a non-nullable type",
+    ))
+}

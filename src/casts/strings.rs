@@ -1,0 +1,227 @@
+//! Casts between StringDType and the other string-like dtypes: StringDType with other
+//! parameters, `U` (UCS4), `S` and `V` (bytes) and `bool`. Rust loops over the views that
+//! run without the GIL; every input is converted before anything is written, so a failed
+//! cast leaves the destination as it was.
+
+use std::ptr;
+
+use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::ffi as pyffi;
+use pyo3::prelude::*;
+use stringdtype_core::View;
+
+use super::pairs::{elsize, na_text, strided_loop, Pairs};
+use crate::arenas::ArenaLocks;
+use crate::descr::NaKind;
+use crate::element::{
+    element_truth, is_fresh_destination, read_view, replace_element, write_element,
+};
+use crate::error::CoreResultExt;
+use crate::ffi::PyArray_Descr;
+
+strided_loop!(pub(super) string_to_string, |pairs| {
+    let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
+    let keep_na = dst_state.na != NaKind::Unset;
+    let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena], 1);
+    let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` and `dst` are elements of the loop's arrays.
+        let view = unsafe { read_view(src) };
+        let copy = if view.is_na() && !keep_na {
+            locks.get_mut(1).store(na_text(src_state)).py()?
+        } else {
+            locks.copy_string(0, view, 1)?
+        };
+        // SAFETY: as above.
+        unsafe { write_element(locks.get_mut(1), dst, copy, fresh) };
+        Ok(())
+    })
+});
+
+// ---------------------------------------------------------------------------------------
+// Fixed-width unicode ('U', UCS4) and bytes ('S')
+
+fn is_swapped(descr: *const PyArray_Descr) -> bool {
+    // SAFETY: a live descriptor.
+    let order = unsafe { (*descr).byteorder } as u8;
+    (order == b'>' && cfg!(target_endian = "little"))
+        || (order == b'<' && cfg!(target_endian = "big"))
+}
+
+/// Stores the strings of `bytes` (ending at `ends`) into the destination elements, only
+/// after every one was converted: a failed cast leaves the destination as it was.
+fn store_all(pairs: &Pairs<'_>, bytes: &[u8], ends: &[usize]) -> PyResult<()> {
+    let mut arena = pairs.dst().arena().write();
+    let mut start = 0;
+    let mut i = 0;
+    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
+    pairs.for_each(|_, dst| {
+        let view = arena.store(&bytes[start..ends[i]]).py()?;
+        start = ends[i];
+        i += 1;
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { write_element(&mut arena, dst, view, fresh) };
+        Ok(())
+    })
+}
+
+/// Fixed-width strings are NUL padded: trailing NULs are not part of the string.
+fn trim_nuls(bytes: &[u8]) -> &[u8] {
+    &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)]
+}
+
+strided_loop!(pub(super) unicode_to_string, |pairs| {
+    let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
+    let (mut utf8, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
+    pairs.for_each(|src, _| {
+        let start = utf8.len();
+        for i in 0..chars {
+            // SAFETY: a 'U' element holds `chars` UCS4 code units.
+            let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
+            let code = if swapped { raw.swap_bytes() } else { raw };
+            let c = char::from_u32(code)
+                .ok_or_else(|| PyTypeError::new_err("Invalid unicode code point found"))?;
+            let mut buf = [0; 4];
+            utf8.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+        }
+        let kept = trim_nuls(&utf8[start..]).len();
+        utf8.truncate(start + kept);
+        ends.push(utf8.len());
+        Ok(())
+    })?;
+    store_all(&pairs, &utf8, &ends)
+});
+
+strided_loop!(pub(super) string_to_unicode, |pairs| {
+    let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
+    let state = pairs.src().state();
+    let arena = state.arena.read();
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { read_view(src) };
+        let bytes = if view.is_na() {
+            na_text(state)
+        } else {
+            arena.get(&view).py()?
+        };
+        let text = std::str::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let codes = text.chars().map(|c| c as u32).chain(std::iter::repeat(0));
+        for (i, code) in codes.take(chars).enumerate() {
+            let code = if swapped { code.swap_bytes() } else { code };
+            // SAFETY: a 'U' element has room for `chars` UCS4 code units.
+            unsafe { ptr::write_unaligned(dst.add(4 * i).cast::<u32>(), code) };
+        }
+        Ok(())
+    })
+});
+
+strided_loop!(pub(super) bytes_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
+
+// `V` elements are bytes like `S` ones: UTF-8, trailing NULs trimmed, as NumPy's StringDType
+// (which reports invalid UTF-8 as a MemoryError; here it is a UnicodeDecodeError).
+strided_loop!(pub(super) void_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
+
+/// Stores the UTF-8 text of NUL-padded fixed-width byte elements (`S`, `V`), after
+/// validating all of them.
+fn fixed_bytes_to_string(pairs: &Pairs<'_>) -> PyResult<()> {
+    let width = elsize(pairs.src_descr);
+    let (mut all, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
+    pairs.for_each(|src, _| {
+        // SAFETY: an 'S' element holds `width` bytes.
+        let raw = trim_nuls(unsafe { std::slice::from_raw_parts(src, width) });
+        if std::str::from_utf8(raw).is_err() {
+            return Err(utf8_error(raw));
+        }
+        all.extend_from_slice(raw);
+        ends.push(all.len());
+        Ok(())
+    })?;
+    store_all(pairs, &all, &ends)
+}
+
+/// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
+fn utf8_error(raw: &[u8]) -> PyErr {
+    crate::error::attach(|py| {
+        // SAFETY: `raw` is a live byte slice; the codec returns a new reference or null
+        // with the exception set.
+        let decoded = unsafe {
+            pyffi::PyUnicode_DecodeUTF8(raw.as_ptr().cast(), raw.len() as isize, c"strict".as_ptr())
+        };
+        // SAFETY: `decoded` is a new reference or null.
+        match unsafe { Bound::from_owned_ptr_or_err(py, decoded) } {
+            Err(err) => err,
+            Ok(_) => PyUnicodeDecodeError::new_err("invalid UTF-8"),
+        }
+    })
+}
+
+/// The UnicodeEncodeError Python's ASCII codec raises for `text`, whose first non-ASCII
+/// byte is at `at`. Built lazily: this runs under an arena lock, where no Python may run.
+fn ascii_error(text: &[u8], at: usize) -> PyErr {
+    let text = String::from_utf8_lossy(text).into_owned();
+    let start = text.char_indices().take_while(|(i, _)| *i < at).count();
+    PyUnicodeEncodeError::new_err(("ascii", text, start, start + 1, "ordinal not in range(128)"))
+}
+
+strided_loop!(pub(super) string_to_bytes, |pairs| {
+    string_to_fixed_bytes(&pairs, true)
+});
+
+strided_loop!(pub(super) string_to_void, |pairs| {
+    string_to_fixed_bytes(&pairs, false)
+});
+
+/// Copies each string's bytes into a fixed-width byte element (`S`, `V`), cut to its
+/// width and NUL padded; for `S` (`ascii`) a non-ASCII string is an error.
+fn string_to_fixed_bytes(pairs: &Pairs<'_>, ascii: bool) -> PyResult<()> {
+    let width = elsize(pairs.dst_descr);
+    let state = pairs.src().state();
+    let arena = state.arena.read();
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is an element of the source array.
+        let view = unsafe { read_view(src) };
+        let bytes = if view.is_na() {
+            na_text(state)
+        } else {
+            arena.get(&view).py()?
+        };
+        if let Some(at) = bytes.iter().position(|&b| b >= 0x80).filter(|_| ascii) {
+            return Err(ascii_error(bytes, at));
+        }
+        let n = bytes.len().min(width);
+        // SAFETY: an 'S' element has room for `width` bytes.
+        unsafe {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), dst, n);
+            ptr::write_bytes(dst.add(n), 0, width - n);
+        }
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------------------
+// Bool
+
+strided_loop!(pub(super) bool_to_string, |pairs| {
+    let mut arena = pairs.dst().arena().write();
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is a bool element.
+        let text: &[u8] = if unsafe { *src } != 0 {
+            b"True"
+        } else {
+            b"False"
+        };
+        let view = View::try_inline(text).expect("short");
+        // SAFETY: `dst` is an element of the destination array.
+        unsafe { replace_element(&mut arena, dst, view) };
+        Ok(())
+    })
+});
+
+strided_loop!(pub(super) string_to_bool, |pairs| {
+    let state = pairs.src().state();
+    pairs.for_each(|src, dst| {
+        // SAFETY: `src` is a string element and `dst` a bool element.
+        unsafe { *dst = element_truth(&state.na, read_view(src)) as u8 };
+        Ok(())
+    })
+});

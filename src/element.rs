@@ -1,0 +1,232 @@
+//! One element of a StringDType array: reading and writing its 16-byte view, converting
+//! it from and to Python objects, and comparing elements with the missing-value rules.
+//! Everything that loops over elements builds on this.
+
+use std::cmp::Ordering;
+use std::ptr;
+
+use pyo3::exceptions::PyValueError;
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBytes, PyString};
+use stringdtype_core::{kernels, Arena, View};
+
+use crate::descr::{na_equal, NaKind, StringDescr};
+use crate::error::CoreResultExt;
+
+/// Reads the element at `ptr` (any alignment).
+///
+/// # Safety
+/// `ptr` must point at 16 readable bytes.
+#[inline]
+pub unsafe fn read_view(ptr: *const u8) -> View {
+    // SAFETY: forwarded contract; View is plain bytes, valid for any bit pattern.
+    unsafe { ptr::read_unaligned(ptr as *const View) }
+}
+
+/// Writes the element at `ptr` (any alignment).
+///
+/// # Safety
+/// `ptr` must point at 16 writable bytes.
+#[inline]
+pub unsafe fn write_view(ptr: *mut u8, view: View) {
+    // SAFETY: forwarded contract.
+    unsafe { ptr::write_unaligned(ptr as *mut View, view) }
+}
+
+/// Converts an object to the `str` to store, as NumPy's StringDType does: `str` as is,
+/// `str` subclasses as exact `str`, and with `coerce` bytes as UTF-8 and anything else
+/// through `str()`.
+pub fn as_pystring<'py>(obj: &Bound<'py, PyAny>, coerce: bool) -> PyResult<Bound<'py, PyString>> {
+    if let Ok(s) = obj.cast_exact::<PyString>() {
+        return Ok(s.clone());
+    }
+    if let Ok(s) = obj.cast::<PyString>() {
+        return Ok(PyString::new(obj.py(), s.to_str()?));
+    }
+    if !coerce {
+        return Err(PyValueError::new_err(
+            "StringDType only allows string data when string coercion is disabled.",
+        ));
+    }
+    if let Ok(b) = obj.cast_exact::<PyBytes>() {
+        let text = std::str::from_utf8(b.as_bytes()).map_err(|e| {
+            pyo3::exceptions::PyUnicodeDecodeError::new_utf8(obj.py(), b.as_bytes(), e)
+                .map(|err| PyErr::from_value(err.into_any()))
+                .unwrap_or_else(|err| err)
+        })?;
+        return Ok(PyString::new(obj.py(), text));
+    }
+    obj.str()
+}
+
+/// What `obj` is stored as in an array with descriptor `descr`: its `str` (see
+/// [`as_pystring`]), or `None` for the descriptor's missing value.
+pub fn convert_object<'py>(
+    py: Python<'py>,
+    descr: StringDescr<'_>,
+    obj: &Bound<'py, PyAny>,
+) -> PyResult<Option<Bound<'py, PyString>>> {
+    let na = descr.na_object(py);
+    if na.is_some() && na_equal(Some(obj), na.as_ref()) {
+        return Ok(None);
+    }
+    as_pystring(obj, descr.coerce()).map(Some)
+}
+
+/// Stores `obj` into the element at `dst` of an array with descriptor `descr`; on error
+/// the element keeps its old value.
+///
+/// # Safety
+/// `dst` must be an element of an array whose descriptor is `descr`.
+pub unsafe fn set_element(
+    py: Python<'_>,
+    descr: StringDescr<'_>,
+    obj: &Bound<'_, PyAny>,
+    dst: *mut u8,
+) -> PyResult<()> {
+    let text = convert_object(py, descr, obj)?;
+    let bytes = text.as_ref().map(|text| text.to_str()).transpose()?;
+    let mut arena = descr.arena().write();
+    let view = match bytes {
+        Some(bytes) => arena.store(bytes.as_bytes()).py()?,
+        None => View::NA,
+    };
+    // SAFETY: `dst` is an element (forwarded contract).
+    unsafe { replace_element(&mut arena, dst, view) };
+    Ok(())
+}
+
+/// Writes `view` to the element at `dst` and releases the string it held.
+///
+/// # Safety
+/// `dst` must be an element of an array whose arena is `arena`.
+pub unsafe fn replace_element(arena: &mut Arena, dst: *mut u8, view: View) {
+    // SAFETY: forwarded contract.
+    let old = unsafe { read_view(dst) };
+    arena.release(old);
+    // SAFETY: as above.
+    unsafe { write_view(dst, view) };
+}
+
+/// Whether a destination whose arena is `arena` and whose stride is `stride` can be
+/// written without reading (and releasing) its old elements: its arena holds no long
+/// string, and no element is visited twice. Reading a freshly allocated page before
+/// writing it would also fault it in twice.
+pub fn is_fresh_destination(arena: &Arena, stride: isize) -> bool {
+    stride != 0 && arena.memory_usage().string_bytes == 0
+}
+
+/// Writes `view` to the element at `dst`, releasing the old element's string first
+/// unless the destination is fresh (see [`is_fresh_destination`]).
+///
+/// # Safety
+/// As for [`replace_element`].
+#[inline]
+pub unsafe fn write_element(arena: &mut Arena, dst: *mut u8, view: View, fresh: bool) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        if fresh {
+            write_view(dst, view);
+        } else {
+            replace_element(arena, dst, view);
+        }
+    }
+}
+
+/// Reads the element at `src` as a Python object: `str`, or the `na_object`.
+///
+/// # Safety
+/// `src` must point at an element (16 readable bytes).
+pub unsafe fn get_element(
+    py: Python<'_>,
+    descr: StringDescr<'_>,
+    src: *const u8,
+) -> PyResult<Py<PyAny>> {
+    // SAFETY: forwarded contract.
+    let view = unsafe { read_view(src) };
+    if view.is_na() {
+        return Ok(match descr.na_object(py) {
+            Some(na) => na.unbind(),
+            None => PyString::new(py, "").into_any().unbind(),
+        });
+    }
+    if let Some(bytes) = view.inline_bytes() {
+        return Ok(decode(py, bytes)?.into_any().unbind());
+    }
+    // The bytes are copied out, and the str built after the lock is released: no Python
+    // runs under an arena lock.
+    let bytes = descr.arena().read().get(&view).map(<[u8]>::to_vec).py()?;
+    Ok(decode(py, &bytes)?.into_any().unbind())
+}
+
+fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    // SAFETY: PyUnicode_DecodeUTF8 reads `len` bytes and validates them (raising
+    // UnicodeDecodeError for corrupt data); it returns a new reference or null.
+    unsafe {
+        let obj = ffi::PyUnicode_DecodeUTF8(
+            bytes.as_ptr().cast(),
+            bytes.len() as isize,
+            c"strict".as_ptr(),
+        );
+        Bound::from_owned_ptr_or_err(py, obj).map(|o| o.cast_into_unchecked())
+    }
+}
+
+/// The order of two elements of one array (the `compare` slot, argmax, argmin).
+pub fn compare_elements(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResult<Ordering> {
+    compare_with_na(na, &a, arena, &b, arena)
+}
+
+/// The order of two elements as NumPy 2.4's StringDType decides it, with the missing-value
+/// rule `na` (the first operand's): a NaN-like missing value is greater than anything,
+/// itself included, when it is `a` (so `argmax` finds the last one, as NumPy does); a
+/// string one, or any missing value under a descriptor without `na_object`, compares as
+/// that string (the empty string); any other one is an error.
+pub fn compare_with_na(
+    na: &NaKind,
+    a: &View,
+    arena_a: &Arena,
+    b: &View,
+    arena_b: &Arena,
+) -> PyResult<Ordering> {
+    if a.is_na() || b.is_na() {
+        let default: &[u8] = match na {
+            NaKind::NanLike if a.is_na() => return Ok(Ordering::Greater),
+            NaKind::NanLike => return Ok(Ordering::Less),
+            NaKind::Other => {
+                return Err(PyValueError::new_err(
+                    "Cannot compare null that is not a nan-like value",
+                ))
+            }
+            NaKind::String(default) => default,
+            NaKind::Unset => b"",
+        };
+        let x = if a.is_na() {
+            default
+        } else {
+            arena_a.get(a).py()?
+        };
+        let y = if b.is_na() {
+            default
+        } else {
+            arena_b.get(b).py()?
+        };
+        return Ok(x.cmp(y));
+    }
+    kernels::compare_views(a, b, || arena_a.get(a).py(), || arena_b.get(b).py())
+}
+
+/// Truth of an element: non-empty; a NaN-like missing value is true (as NaN is), any
+/// other non-string missing value false.
+pub fn element_truth(na: &NaKind, view: View) -> bool {
+    if view.is_na() {
+        return match na {
+            NaKind::NanLike => true,
+            // NumPy's StringDType gives this (surprising) answer; kept for parity.
+            NaKind::String(default) => default.is_empty(),
+            NaKind::Other | NaKind::Unset => false,
+        };
+    }
+    !view.is_empty()
+}

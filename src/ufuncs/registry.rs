@@ -1,0 +1,348 @@
+//! Registering loops from their tables: a [`LoopDef`] names a ufunc, its DTypes and the
+//! loop; [`register_on`] adds it (and its uint64 twin) to the ufunc with the promoters
+//! that let `U`, Python `str` and any integer DType reach it.
+
+use std::ffi::{c_int, c_void, CString};
+
+use pyo3::ffi::{self as pyffi, PyObject, PyType_Slot};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+
+use crate::descr::dtype_class;
+use crate::error::with_gil_guard;
+use crate::ffi::*;
+use crate::loops::resolver;
+
+/// A DType in a loop or promoter signature.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Dt {
+    /// This package's StringDType.
+    Ours,
+    Bool,
+    Int64,
+    /// A count that may come as uint64 (see [`LoopDef::unsigned_counts`]).
+    UInt64,
+    /// NumPy's `U`.
+    Unicode,
+    /// NumPy's `S`.
+    Bytes,
+    /// NumPy's `object`.
+    Object,
+    /// Any integer DType, Python int included (for promoters).
+    AnyInt,
+}
+
+impl Dt {
+    fn class(self) -> *mut PyArray_DTypeMeta {
+        match self {
+            Dt::Ours => dtype_class(),
+            Dt::Bool => builtin_dtype(BuiltinDType::Bool),
+            Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
+            Dt::UInt64 => builtin_dtype(BuiltinDType::UInt64),
+            Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
+            Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
+            Dt::Object => builtin_dtype(BuiltinDType::Object),
+            Dt::AnyInt => int_abstract_dtype(),
+        }
+    }
+}
+
+/// One loop to register: a ufunc name in `numpy._core.umath`, its DTypes (inputs, then
+/// outputs), and the loop.
+pub struct LoopDef {
+    pub ufunc: &'static str,
+    pub dtypes: &'static [Dt],
+    pub strided: StridedLoop,
+    /// Whether `out=` may be given (NumPy's StringDType refuses it for some ufuncs).
+    pub out_allowed: bool,
+    /// Whether the loop is registered for uint64 counts too (see `read_count`).
+    pub unsigned_counts: bool,
+}
+
+impl LoopDef {
+    /// A loop that accepts `out=`.
+    pub const fn new(ufunc: &'static str, dtypes: &'static [Dt], strided: StridedLoop) -> LoopDef {
+        LoopDef {
+            ufunc,
+            dtypes,
+            strided,
+            out_allowed: true,
+            unsigned_counts: false,
+        }
+    }
+
+    /// The same loop, registered for uint64 counts as well: its int64 inputs are counts
+    /// or widths, which it reads with [`read_count`], so that a count beyond int64 is an
+    /// `OverflowError` rather than a negative number.
+    pub const fn unsigned_counts(self) -> LoopDef {
+        LoopDef {
+            unsigned_counts: true,
+            ..self
+        }
+    }
+
+    /// The same loop, refusing `out=` as NumPy's StringDType does for this ufunc.
+    pub const fn without_out(self) -> LoopDef {
+        LoopDef {
+            out_allowed: false,
+            ..self
+        }
+    }
+}
+
+fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
+    py.import("numpy._core.umath")?.getattr(name)
+}
+
+/// Registers `def` on its ufunc in `numpy._core.umath`.
+pub fn register(py: Python<'_>, def: &LoopDef) -> PyResult<()> {
+    register_on(py, &ufunc(py, def.ufunc)?, def)
+}
+
+/// Registers `def` on `ufunc`, with a promoter so that `U` inputs and any integer
+/// inputs reach it (and its uint64 twin, for a loop with unsigned counts).
+pub fn register_on(py: Python<'_>, ufunc: &Bound<'_, PyAny>, def: &LoopDef) -> PyResult<()> {
+    let nin = ufunc.getattr("nin")?.extract::<usize>()?;
+    add_loop(py, ufunc, def, def.dtypes)?;
+    if def.unsigned_counts {
+        let twin: Vec<Dt> = def
+            .dtypes
+            .iter()
+            .enumerate()
+            .map(|(i, &d)| {
+                if i < nin && d == Dt::Int64 {
+                    Dt::UInt64
+                } else {
+                    d
+                }
+            })
+            .collect();
+        add_loop(py, ufunc, def, &twin)?;
+    }
+    add_promoters(py, ufunc, def.dtypes, nin, def.unsigned_counts)
+}
+
+/// Adds `def`'s loop to `ufunc` for the DTypes `dtypes`.
+fn add_loop(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    def: &LoopDef,
+    dtypes: &[Dt],
+) -> PyResult<()> {
+    let nin = ufunc.getattr("nin")?.extract::<usize>()?;
+    let mut dtypes: Vec<*mut PyArray_DTypeMeta> = dtypes.iter().map(|d| d.class()).collect();
+    let flags = NPY_METH_NO_FLOATINGPOINT_ERRORS | NPY_METH_SUPPORTS_UNALIGNED;
+    let outs_from = if def.out_allowed {
+        def.dtypes.len()
+    } else {
+        nin
+    };
+    let resolve = resolver(def.dtypes.len(), outs_from);
+    let slots = method_slots(resolve, def.strided as *mut c_void, flags);
+    let ufunc_name: String = ufunc.getattr("__name__")?.extract()?;
+    let name = CString::new(format!("stringdtype_{ufunc_name}")).expect("no NUL");
+    let mut spec = PyArrayMethod_Spec {
+        name: name.as_ptr(),
+        nin: nin as c_int,
+        nout: (def.dtypes.len() - nin) as c_int,
+        casting: NPY_NO_CASTING,
+        flags,
+        dtypes: dtypes.as_mut_ptr(),
+        slots: slots.as_ptr() as *mut PyType_Slot,
+    };
+    // SAFETY: NumPy copies what it needs from the spec before returning.
+    let status = unsafe { PyUFunc_AddLoopFromSpec(ufunc.as_ptr(), &mut spec) };
+    if status < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(())
+}
+
+/// Promoters for every mix of this loop's string inputs with `U`, and of its integer
+/// inputs with any integer DType.
+fn add_promoters(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    dtypes: &[Dt],
+    nin: usize,
+    unsigned_counts: bool,
+) -> PyResult<()> {
+    let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
+    // Every choice of string inputs that come in as `U` (or Python str), short of all.
+    for mask in 0..(1u32 << strings.len()) {
+        let mut pattern: Vec<Option<Dt>> = dtypes[..nin]
+            .iter()
+            .map(|&d| Some(if d == Dt::Int64 { Dt::AnyInt } else { d }))
+            .collect();
+        for (bit, &i) in strings.iter().enumerate() {
+            if mask & (1 << bit) != 0 {
+                pattern[i] = Some(Dt::Unicode);
+            }
+        }
+        let has_int = dtypes[..nin].contains(&Dt::Int64);
+        // All-`U` inputs stay NumPy's: at least one operand must be ours.
+        let all_unicode = mask == (1u32 << strings.len()) - 1;
+        if (mask == 0 && !has_int) || all_unicode {
+            continue;
+        }
+        pattern.extend(std::iter::repeat_n(None, dtypes.len() - nin));
+        add_promoter(py, ufunc, &pattern, unsigned_counts)?;
+    }
+    Ok(())
+}
+
+fn add_promoter(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    pattern: &[Option<Dt>],
+    unsigned_counts: bool,
+) -> PyResult<()> {
+    let promoter = if unsigned_counts {
+        promote::<true> as *mut c_void
+    } else {
+        promote::<false> as *mut c_void
+    };
+    add_promoter_fn(py, ufunc, pattern, promoter)
+}
+
+/// Registers `promoter` (a `PyArrayMethod_PromoterFunction`) for `pattern` on `ufunc`.
+fn add_promoter_fn(
+    py: Python<'_>,
+    ufunc: &Bound<'_, PyAny>,
+    pattern: &[Option<Dt>],
+    promoter: *mut c_void,
+) -> PyResult<()> {
+    let items: Vec<Bound<'_, PyAny>> = pattern
+        .iter()
+        .map(|d| match d {
+            // SAFETY: DType classes live for the process.
+            Some(d) => unsafe { Bound::from_borrowed_ptr(py, d.class().cast()) },
+            None => py.None().into_bound(py),
+        })
+        .collect();
+    let tuple = PyTuple::new(py, items)?;
+    // SAFETY: the capsule holds the promoter function itself, under the name NumPy
+    // expects; the name is a static string and there is no destructor.
+    let capsule = unsafe {
+        Bound::from_owned_ptr_or_err(
+            py,
+            pyffi::PyCapsule_New(promoter, c"numpy._ufunc_promoter".as_ptr(), None),
+        )?
+    };
+    // SAFETY: three live objects; NumPy keeps its own references.
+    let status = unsafe { PyUFunc_AddPromoter(ufunc.as_ptr(), tuple.as_ptr(), capsule.as_ptr()) };
+    if status < 0 {
+        return Err(PyErr::fetch(py));
+    }
+    Ok(())
+}
+
+/// The promoter: `U` (and this package's StringDType) inputs become StringDType,
+/// integers become int64 (uint64 stays uint64 for loops with `UNSIGNED` counts); fixed
+/// signature entries are kept; outputs are left to the loop.
+unsafe extern "C" fn promote<const UNSIGNED: bool>(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
+        let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
+        let nin: usize = ufunc.getattr("nin")?.extract()?;
+        let nargs: usize = ufunc.getattr("nargs")?.extract()?;
+        let unicode = builtin_dtype(BuiltinDType::Unicode);
+        for i in 0..nargs {
+            // SAFETY: as above.
+            let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
+            let chosen = if !fixed.is_null() {
+                fixed
+            } else if i >= nin {
+                given
+            } else if given == unicode || given == dtype_class() {
+                dtype_class()
+            } else if UNSIGNED && given == builtin_dtype(BuiltinDType::UInt64) {
+                given
+            } else {
+                builtin_dtype(BuiltinDType::Int64)
+            };
+            if !chosen.is_null() {
+                // SAFETY: the array takes a new reference per entry.
+                unsafe { pyffi::Py_INCREF(chosen.cast()) };
+            }
+            // SAFETY: as above.
+            unsafe { *new_op_dtypes.add(i) = chosen };
+        }
+        Ok(0)
+    })
+}
+
+/// The promoter of comparisons between this package's strings and `object` operands:
+/// both become `object`, as NumPy's StringDType does (its strings compare as `str`, its
+/// missing values as the `na_object`), the output stays bool; fixed signature entries
+/// are kept.
+unsafe extern "C" fn promote_to_object(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    with_gil_guard(-1, |py| {
+        // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
+        let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
+        let nin: usize = ufunc.getattr("nin")?.extract()?;
+        let nargs: usize = ufunc.getattr("nargs")?.extract()?;
+        for i in 0..nargs {
+            // SAFETY: as above.
+            let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
+            let chosen = if !fixed.is_null() {
+                fixed
+            } else if i < nin {
+                builtin_dtype(BuiltinDType::Object)
+            } else if !given.is_null() {
+                given
+            } else {
+                builtin_dtype(BuiltinDType::Bool)
+            };
+            // SAFETY: the array takes a new reference per entry.
+            unsafe {
+                pyffi::Py_INCREF(chosen.cast());
+                *new_op_dtypes.add(i) = chosen;
+            }
+        }
+        Ok(0)
+    })
+}
+
+/// Promoters beyond the per-loop ones, as NumPy's StringDType registers them:
+/// comparisons with `object` operands go to `object`'s loops, and `add` of `U`/`str`
+/// inputs with a StringDType output (`dtype=StringDType`, `out=`) reaches the string
+/// loop.
+pub fn register_extra_promoters(py: Python<'_>) -> PyResult<()> {
+    const OUT: Option<Dt> = Some(Dt::Ours);
+    for name in [
+        "equal",
+        "not_equal",
+        "less",
+        "less_equal",
+        "greater",
+        "greater_equal",
+    ] {
+        let ufunc = ufunc(py, name)?;
+        for pattern in [
+            [Some(Dt::Ours), Some(Dt::Object), Some(Dt::Bool)],
+            [Some(Dt::Object), Some(Dt::Ours), Some(Dt::Bool)],
+        ] {
+            add_promoter_fn(py, &ufunc, &pattern, promote_to_object as *mut c_void)?;
+        }
+    }
+    // Mixed inputs are covered by the loop's own promoters (whose outputs match any).
+    let add = ufunc(py, "add")?;
+    add_promoter(
+        py,
+        &add,
+        &[Some(Dt::Unicode), Some(Dt::Unicode), OUT],
+        false,
+    )?;
+    Ok(())
+}
