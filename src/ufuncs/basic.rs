@@ -5,11 +5,10 @@
 //! StringDType: a NaN-like one propagates (and compares unequal), a string one acts as its
 //! string, any other one is an error where a value is needed.
 
-use std::cmp::Ordering;
-
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
-use stringdtype_core::{kernels, Arena, Error as CoreError, View, MAX_STRING_LEN};
+use stringdtype_core::kernels::{self, Comparison};
+use stringdtype_core::{Arena, Error as CoreError, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
@@ -20,15 +19,14 @@ use crate::error::CoreResultExt;
 use crate::loops::{effective_na, na_error, operand, read_count, ufunc_loop, Args, Output};
 
 pub fn loops() -> Vec<LoopDef> {
-    const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
     const TTT: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Ours];
     vec![
-        LoopDef::new("equal", TTB, compare_loop::<EQ>),
-        LoopDef::new("not_equal", TTB, compare_loop::<NE>),
-        LoopDef::new("less", TTB, compare_loop::<LT>),
-        LoopDef::new("less_equal", TTB, compare_loop::<LE>),
-        LoopDef::new("greater", TTB, compare_loop::<GT>),
-        LoopDef::new("greater_equal", TTB, compare_loop::<GE>),
+        comparison::<Equal>(),
+        comparison::<NotEqual>(),
+        comparison::<Less>(),
+        comparison::<LessEqual>(),
+        comparison::<Greater>(),
+        comparison::<GreaterEqual>(),
         LoopDef::new("maximum", TTT, extreme_loop::<true>),
         LoopDef::new("minimum", TTT, extreme_loop::<false>),
         LoopDef::new("add", TTT, add_loop),
@@ -49,34 +47,25 @@ pub fn loops() -> Vec<LoopDef> {
     ]
 }
 
-const EQ: u8 = 0;
-const NE: u8 = 1;
-const LT: u8 = 2;
-const LE: u8 = 3;
-const GT: u8 = 4;
-const GE: u8 = 5;
-
-const fn op_name(op: u8) -> &'static str {
-    match op {
-        EQ => "equal",
-        NE => "not_equal",
-        LT => "less",
-        LE => "less_equal",
-        GT => "greater",
-        _ => "greater_equal",
-    }
+/// A comparison ufunc as a type, so that one generic loop serves all six.
+trait ComparisonOp {
+    const OP: Comparison;
 }
 
-/// Equality decided from the views where possible.
-#[inline]
-fn equal(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<bool> {
-    kernels::eq_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
+macro_rules! comparison_ops {
+    ($($ty:ident),*) => {$(
+        struct $ty;
+        impl ComparisonOp for $ty {
+            const OP: Comparison = Comparison::$ty;
+        }
+    )*};
 }
+comparison_ops!(Equal, NotEqual, Less, LessEqual, Greater, GreaterEqual);
 
-/// Order decided from the views where possible.
-#[inline]
-fn order(a: View, arena_a: &Arena, b: View, arena_b: &Arena) -> PyResult<Ordering> {
-    kernels::compare_views(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())
+/// The loop of comparison `O`.
+fn comparison<O: ComparisonOp>() -> LoopDef {
+    const TTB: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Bool];
+    LoopDef::new(O::OP.name(), TTB, compare_loop::<O>)
 }
 
 /// `a == s` or `a != s` for a scalar `s` (stride 0) and an operand without missing
@@ -114,29 +103,26 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     Ok(true)
 }
 
-ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
-    if matches!(OP, EQ | NE) && equal_to_scalar(&args, OP == NE)? {
+ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
+    let op = O::OP;
+    if op.is_equality() && equal_to_scalar(&args, op == Comparison::NotEqual)? {
         return Ok(());
     }
     let (sa, sb) = (args.state(0), args.state(1));
     let na = effective_na(&[sa, sb]);
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-    let message = format!("'{}' not supported for null values that are not nan-like or strings.", op_name(OP));
+    let message = format!("'{}' not supported for null values that are not nan-like or strings.", op.name());
     for i in 0..args.n {
         // SAFETY: element i of each operand lies in its buffer.
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
         let result = if !a.is_na() && !b.is_na() {
-            match OP {
-                EQ => equal(a, arena_a, b, arena_b)?,
-                NE => !equal(a, arena_a, b, arena_b)?,
-                _ => ordered::<OP>(order(a, arena_a, b, arena_b)?),
-            }
+            op.apply(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())?
         } else {
             match na {
                 // NaN-like missing values compare false with everything, for every operator.
                 NaKind::NanLike => false,
-                NaKind::Other if !matches!(OP, EQ | NE) => return Err(na_error(&message)),
+                NaKind::Other if !op.is_equality() => return Err(na_error(&message)),
                 // Otherwise a missing value is its string, or the empty string (as NumPy
                 // 2.4 does for == and != with a missing value that is not a string).
                 _ => {
@@ -144,11 +130,7 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
                     let error = || na_error(&message);
                     let x = operand(&a, arena_a, na, false, error)?.unwrap_or_default();
                     let y = operand(&b, arena_b, na, false, error)?.unwrap_or_default();
-                    match OP {
-                        EQ => x == y,
-                        NE => x != y,
-                        _ => ordered::<OP>(x.cmp(y)),
-                    }
+                    op.holds(x.cmp(y))
                 }
             }
         };
@@ -157,16 +139,6 @@ ufunc_loop!(compare_loop[const OP: u8], 3, |args| {
     }
     Ok(())
 });
-
-#[inline]
-fn ordered<const OP: u8>(ord: Ordering) -> bool {
-    match OP {
-        LT => ord.is_lt(),
-        LE => ord.is_le(),
-        GT => ord.is_gt(),
-        _ => ord.is_ge(),
-    }
-}
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     let (sa, sb, so) = (args.state(0), args.state(1), args.state(2));

@@ -17,25 +17,46 @@ use crate::arenas::ArenaLocks;
 use crate::descr::NaKind;
 use crate::element::read_view;
 use crate::ffi::PyUFunc_FromFuncAndData;
+use crate::ffi::StridedLoop;
 use crate::loops::{operand, ufunc_loop, Output};
-use crate::unicode::tables;
+use crate::unicode::{tables, PythonTables};
 
-const UPPER: u8 = 0;
-const LOWER: u8 = 1;
-const SWAPCASE: u8 = 2;
-const CAPITALIZE: u8 = 3;
-const TITLE: u8 = 4;
-const CASEFOLD: u8 = 5;
+/// A case conversion as a type: its ufunc's name and docstring, its kernel and, where
+/// short ASCII strings convert on their views alone, the byte-parallel conversion.
+trait CaseOp {
+    const NAME: &'static CStr;
+    const DOC: &'static CStr;
+    const ASCII: Option<AsciiCase>;
+    fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>);
+}
 
-/// Name, docstring and loop of each case ufunc.
-const CASE_UFUNCS: [(&CStr, &CStr, u8); 6] = [
-    (c"upper", c"Element-wise str.upper.", UPPER),
-    (c"lower", c"Element-wise str.lower.", LOWER),
-    (c"swapcase", c"Element-wise str.swapcase.", SWAPCASE),
-    (c"capitalize", c"Element-wise str.capitalize.", CAPITALIZE),
-    (c"title", c"Element-wise str.title.", TITLE),
-    (c"casefold", c"Element-wise str.casefold.", CASEFOLD),
-];
+macro_rules! case_ops {
+    ($($ty:ident: $name:literal, $doc:literal, $kernel:ident, $ascii:expr;)*) => {
+        $(
+            struct $ty;
+            impl CaseOp for $ty {
+                const NAME: &'static CStr = $name;
+                const DOC: &'static CStr = $doc;
+                const ASCII: Option<AsciiCase> = $ascii;
+                #[inline]
+                fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>) {
+                    kernels::$kernel(s, tables, out)
+                }
+            }
+        )*
+        /// Name, docstring and loop of each case ufunc.
+        const CASE_UFUNCS: &[(&CStr, &CStr, StridedLoop)] =
+            &[$(($ty::NAME, $ty::DOC, case_loop::<$ty>)),*];
+    };
+}
+case_ops! {
+    Upper: c"upper", c"Element-wise str.upper.", upper, Some(AsciiCase::Upper);
+    Lower: c"lower", c"Element-wise str.lower.", lower, Some(AsciiCase::Lower);
+    Swapcase: c"swapcase", c"Element-wise str.swapcase.", swapcase, Some(AsciiCase::Swap);
+    Capitalize: c"capitalize", c"Element-wise str.capitalize.", capitalize, Some(AsciiCase::Capitalize);
+    Title: c"title", c"Element-wise str.title.", title, None;
+    Casefold: c"casefold", c"Element-wise str.casefold.", casefold, None;
+}
 
 /// A new ufunc with no loops of its own, named `name` (NumPy keeps the pointers, so they
 /// must be static).
@@ -68,16 +89,8 @@ pub(super) fn new_ufunc<'py>(
 /// Creates the package's ufuncs, registers their loops and adds them to `module`.
 pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     let py = module.py();
-    for (name, doc, kind) in CASE_UFUNCS {
+    for &(name, doc, strided) in CASE_UFUNCS {
         let ufunc = new_ufunc(py, name, doc, 1, 1)?;
-        let strided = match kind {
-            UPPER => case_loop::<UPPER>,
-            LOWER => case_loop::<LOWER>,
-            SWAPCASE => case_loop::<SWAPCASE>,
-            CAPITALIZE => case_loop::<CAPITALIZE>,
-            TITLE => case_loop::<TITLE>,
-            _ => case_loop::<CASEFOLD>,
-        };
         register_on(
             py,
             &ufunc,
@@ -114,24 +127,13 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     Ok(())
 }
 
-/// The conversion that short ASCII strings can do on their views alone.
-const fn ascii_case(kind: u8) -> Option<AsciiCase> {
-    match kind {
-        UPPER => Some(AsciiCase::Upper),
-        LOWER => Some(AsciiCase::Lower),
-        SWAPCASE => Some(AsciiCase::Swap),
-        CAPITALIZE => Some(AsciiCase::Capitalize),
-        _ => None,
-    }
-}
-
 fn case_error() -> PyErr {
     PyTypeError::new_err(
         "Cannot change the case of a null that is not a nan-like value or a string",
     )
 }
 
-ufunc_loop!(case_loop[const K: u8], 2, |args| {
+ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
     let (si, so) = (args.state(0), args.state(1));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let output = Output::new(&args, 1, locks.get(1));
@@ -141,21 +143,14 @@ ufunc_loop!(case_loop[const K: u8], 2, |args| {
         scratch.clear();
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };
-        if let Some(converted) = ascii_case(K).and_then(|c| kernels::inline_ascii_case(view, c)) {
+        if let Some(converted) = C::ASCII.and_then(|c| kernels::inline_ascii_case(view, c)) {
             // SAFETY: element i of the output; an inline view needs no arena.
             unsafe { output.write_view(&args, locks.get_mut(1), i, converted) };
             continue;
         }
         let present = match operand(&view, locks.get(0), &si.na, true, case_error)? {
             Some(s) => {
-                match K {
-                    UPPER => kernels::upper(s, tables, &mut scratch),
-                    LOWER => kernels::lower(s, tables, &mut scratch),
-                    SWAPCASE => kernels::swapcase(s, tables, &mut scratch),
-                    CAPITALIZE => kernels::capitalize(s, tables, &mut scratch),
-                    TITLE => kernels::title(s, tables, &mut scratch),
-                    _ => kernels::casefold(s, tables, &mut scratch),
-                }
+                C::convert(s, tables, &mut scratch);
                 true
             }
             None => false,

@@ -18,80 +18,67 @@ use crate::unicode::{tables, PythonTables};
 const T: Dt = Dt::Ours;
 
 pub fn loops() -> Vec<LoopDef> {
-    const PREDICATE: &[Dt] = &[T, Dt::Bool];
-    const FIND: &[Dt] = &[T, T, Dt::Int64, Dt::Int64, Dt::Int64];
     const TAILMATCH: &[Dt] = &[T, T, Dt::Int64, Dt::Int64, Dt::Bool];
     vec![
-        LoopDef::new("isalpha", PREDICATE, predicate_loop::<ISALPHA>),
-        LoopDef::new("isdigit", PREDICATE, predicate_loop::<ISDIGIT>),
-        LoopDef::new("isspace", PREDICATE, predicate_loop::<ISSPACE>),
-        LoopDef::new("isalnum", PREDICATE, predicate_loop::<ISALNUM>),
-        LoopDef::new("islower", PREDICATE, predicate_loop::<ISLOWER>),
-        LoopDef::new("isupper", PREDICATE, predicate_loop::<ISUPPER>),
-        LoopDef::new("istitle", PREDICATE, predicate_loop::<ISTITLE>),
-        LoopDef::new("isdecimal", PREDICATE, predicate_loop::<ISDECIMAL>),
-        LoopDef::new("isnumeric", PREDICATE, predicate_loop::<ISNUMERIC>),
-        LoopDef::new("find", FIND, find_loop::<FIND_FIRST>),
-        LoopDef::new("rfind", FIND, find_loop::<FIND_LAST>),
-        LoopDef::new("index", FIND, find_loop::<INDEX_FIRST>),
-        LoopDef::new("rindex", FIND, find_loop::<INDEX_LAST>),
-        LoopDef::new("count", FIND, find_loop::<COUNT>),
+        predicate::<IsAlpha>(),
+        predicate::<IsDigit>(),
+        predicate::<IsSpace>(),
+        predicate::<IsAlnum>(),
+        predicate::<IsLower>(),
+        predicate::<IsUpper>(),
+        predicate::<IsTitle>(),
+        predicate::<IsDecimal>(),
+        predicate::<IsNumeric>(),
+        search::<Find>(),
+        search::<RFind>(),
+        search::<Index>(),
+        search::<RIndex>(),
+        search::<Count>(),
         LoopDef::new("startswith", TAILMATCH, tailmatch_loop::<false>),
         LoopDef::new("endswith", TAILMATCH, tailmatch_loop::<true>),
     ]
 }
 
-const ISALPHA: u8 = 0;
-const ISDIGIT: u8 = 1;
-const ISSPACE: u8 = 2;
-const ISALNUM: u8 = 3;
-const ISLOWER: u8 = 4;
-const ISUPPER: u8 = 5;
-const ISTITLE: u8 = 6;
-const ISDECIMAL: u8 = 7;
-const ISNUMERIC: u8 = 8;
-
-const PREDICATE_NAMES: [&str; 9] = [
-    "isalpha",
-    "isdigit",
-    "isspace",
-    "isalnum",
-    "islower",
-    "isupper",
-    "istitle",
-    "isdecimal",
-    "isnumeric",
-];
-
-/// The predicate that short ASCII strings can answer from their views alone.
-const fn ascii_predicate(p: u8) -> Option<Predicate> {
-    match p {
-        ISALPHA => Some(Predicate::Alpha),
-        ISDIGIT | ISDECIMAL | ISNUMERIC => Some(Predicate::Digit),
-        ISALNUM => Some(Predicate::Alnum),
-        ISSPACE => Some(Predicate::Space),
-        ISLOWER => Some(Predicate::Lower),
-        ISUPPER => Some(Predicate::Upper),
-        _ => None,
-    }
+/// A predicate ufunc (`isalpha`, ...) as a type: its name, its kernel and, where short
+/// ASCII strings answer from their views alone, the byte-parallel predicate.
+trait PredicateOp {
+    const NAME: &'static str;
+    const ASCII: Option<Predicate>;
+    fn test(s: &[u8], tables: &PythonTables) -> bool;
 }
 
-#[inline]
-fn predicate<const P: u8>(s: &[u8], tables: &PythonTables) -> bool {
-    match P {
-        ISALPHA => kernels::isalpha(s, tables),
-        ISDIGIT => kernels::isdigit(s, tables),
-        ISSPACE => kernels::isspace(s, tables),
-        ISALNUM => kernels::isalnum(s, tables),
-        ISLOWER => kernels::islower(s, tables),
-        ISUPPER => kernels::isupper(s, tables),
-        ISTITLE => kernels::istitle(s, tables),
-        ISDECIMAL => kernels::isdecimal(s, tables),
-        _ => kernels::isnumeric(s, tables),
-    }
+macro_rules! predicate_ops {
+    ($($ty:ident: $name:literal, $kernel:ident, $ascii:expr;)*) => {$(
+        struct $ty;
+        impl PredicateOp for $ty {
+            const NAME: &'static str = $name;
+            const ASCII: Option<Predicate> = $ascii;
+            #[inline]
+            fn test(s: &[u8], tables: &PythonTables) -> bool {
+                kernels::$kernel(s, tables)
+            }
+        }
+    )*};
+}
+predicate_ops! {
+    IsAlpha: "isalpha", isalpha, Some(Predicate::Alpha);
+    IsDigit: "isdigit", isdigit, Some(Predicate::Digit);
+    IsSpace: "isspace", isspace, Some(Predicate::Space);
+    IsAlnum: "isalnum", isalnum, Some(Predicate::Alnum);
+    IsLower: "islower", islower, Some(Predicate::Lower);
+    IsUpper: "isupper", isupper, Some(Predicate::Upper);
+    IsTitle: "istitle", istitle, None;
+    // On ASCII, decimal and numeric characters are the digits.
+    IsDecimal: "isdecimal", isdecimal, Some(Predicate::Digit);
+    IsNumeric: "isnumeric", isnumeric, Some(Predicate::Digit);
 }
 
-ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
+/// The loop of predicate `P`.
+fn predicate<P: PredicateOp>() -> LoopDef {
+    LoopDef::new(P::NAME, &[T, Dt::Bool], predicate_loop::<P>)
+}
+
+ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
     let state = args.state(0);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
@@ -101,15 +88,15 @@ ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
         let error = || {
             PyValueError::new_err(format!(
                 "Cannot use the {} function with a null that is not a nan-like value",
-                PREDICATE_NAMES[P as usize]
+                P::NAME
             ))
         };
-        let fast = ascii_predicate(P).and_then(|p| kernels::inline_ascii(view, p));
+        let fast = P::ASCII.and_then(|p| kernels::inline_ascii(view, p));
         let result = match fast {
             Some(result) => result,
             // A NaN-like missing value is never alpha, digit, ...
             None => operand(&view, locks.get(0), &state.na, true, error)?
-                .is_some_and(|s| predicate::<P>(s, tables)),
+                .is_some_and(|s| P::test(s, tables)),
         };
         // SAFETY: element i of the bool output.
         unsafe { *args.at(1, i) = result as u8 };
@@ -117,13 +104,42 @@ ufunc_loop!(predicate_loop[const P: u8], 2, |args| {
     Ok(())
 });
 
-const FIND_FIRST: u8 = 0;
-const FIND_LAST: u8 = 1;
-const INDEX_FIRST: u8 = 2;
-const INDEX_LAST: u8 = 3;
-const COUNT: u8 = 4;
+/// A substring search ufunc (`find`, ...) as a type: its name, whether it searches from
+/// the end, whether a miss raises (`index`) and whether it counts instead.
+trait SearchOp {
+    const NAME: &'static str;
+    const LAST: bool;
+    const RAISES: bool;
+    const COUNTS: bool;
+}
 
-const FIND_NAMES: [&str; 5] = ["find", "rfind", "index", "rindex", "count"];
+macro_rules! search_ops {
+    ($($ty:ident: $name:literal, last $last:literal, raises $raises:literal, counts $counts:literal;)*) => {$(
+        struct $ty;
+        impl SearchOp for $ty {
+            const NAME: &'static str = $name;
+            const LAST: bool = $last;
+            const RAISES: bool = $raises;
+            const COUNTS: bool = $counts;
+        }
+    )*};
+}
+search_ops! {
+    Find: "find", last false, raises false, counts false;
+    RFind: "rfind", last true, raises false, counts false;
+    Index: "index", last false, raises true, counts false;
+    RIndex: "rindex", last true, raises true, counts false;
+    Count: "count", last false, raises false, counts true;
+}
+
+/// The loop of search `S`.
+fn search<S: SearchOp>() -> LoopDef {
+    LoopDef::new(
+        S::NAME,
+        &[T, T, Dt::Int64, Dt::Int64, Dt::Int64],
+        find_loop::<S>,
+    )
+}
 
 /// Runs `f(haystack, needle, start, end)` on each element of a search loop's operands
 /// (string, string, int64, int64), with NumPy's missing-value rules: a string missing
@@ -178,25 +194,25 @@ fn clamp(value: i64) -> isize {
     value.clamp(isize::MIN as i64, isize::MAX as i64) as isize
 }
 
-ufunc_loop!(find_loop[const K: u8], 5, |args| {
-    let name = FIND_NAMES[K as usize];
+ufunc_loop!(find_loop[S: SearchOp], 5, |args| {
+    let name = S::NAME;
     let error = || {
         PyValueError::new_err(format!(
             "'{name}' not supported for null values that are not strings."
         ))
     };
     let search = |_, haystack: &[u8], fixed: Option<&Needle<'_>>, needle: &[u8], start, end| {
-        let found = match (K, fixed) {
-            (FIND_FIRST | INDEX_FIRST, Some(n)) => n.find(haystack, start, end),
-            (FIND_FIRST | INDEX_FIRST, None) => kernels::find(haystack, needle, start, end),
-            (FIND_LAST | INDEX_LAST, Some(n)) => n.rfind(haystack, start, end),
-            (FIND_LAST | INDEX_LAST, None) => kernels::rfind(haystack, needle, start, end),
-            (_, Some(n)) => return Ok(n.count(haystack, start, end) as i64),
-            (_, None) => return Ok(kernels::count(haystack, needle, start, end) as i64),
+        let found = match (S::COUNTS, S::LAST, fixed) {
+            (true, _, Some(n)) => return Ok(n.count(haystack, start, end) as i64),
+            (true, _, None) => return Ok(kernels::count(haystack, needle, start, end) as i64),
+            (false, false, Some(n)) => n.find(haystack, start, end),
+            (false, false, None) => kernels::find(haystack, needle, start, end),
+            (false, true, Some(n)) => n.rfind(haystack, start, end),
+            (false, true, None) => kernels::rfind(haystack, needle, start, end),
         };
         match found {
             Some(position) => Ok(position as i64),
-            None if matches!(K, INDEX_FIRST | INDEX_LAST) => {
+            None if S::RAISES => {
                 Err(PyValueError::new_err("substring not found"))
             }
             None => Ok(-1),

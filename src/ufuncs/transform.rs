@@ -27,45 +27,46 @@ const I: Dt = Dt::Int64;
 pub fn loops() -> Vec<LoopDef> {
     const UNARY: &[Dt] = &[T, T];
     const BINARY: &[Dt] = &[T, T, T];
-    const PAD: &[Dt] = &[T, I, T, T];
     const WIDTH: &[Dt] = &[T, I, T];
     vec![
-        LoopDef::new("_strip_whitespace", UNARY, strip_whitespace_loop::<BOTH>),
-        LoopDef::new("_lstrip_whitespace", UNARY, strip_whitespace_loop::<LEFT>),
-        LoopDef::new("_rstrip_whitespace", UNARY, strip_whitespace_loop::<RIGHT>),
-        LoopDef::new("_strip_chars", BINARY, strip_chars_loop::<BOTH>),
-        LoopDef::new("_lstrip_chars", BINARY, strip_chars_loop::<LEFT>),
-        LoopDef::new("_rstrip_chars", BINARY, strip_chars_loop::<RIGHT>),
+        LoopDef::new("_strip_whitespace", UNARY, strip_whitespace_loop::<Both>),
+        LoopDef::new("_lstrip_whitespace", UNARY, strip_whitespace_loop::<Left>),
+        LoopDef::new("_rstrip_whitespace", UNARY, strip_whitespace_loop::<Right>),
+        LoopDef::new(Both::CHARS, BINARY, strip_chars_loop::<Both>),
+        LoopDef::new(Left::CHARS, BINARY, strip_chars_loop::<Left>),
+        LoopDef::new(Right::CHARS, BINARY, strip_chars_loop::<Right>),
         LoopDef::new("_replace", &[T, T, T, I, T], replace_loop).unsigned_counts(),
         LoopDef::new("_expandtabs", WIDTH, expandtabs_loop).unsigned_counts(),
-        LoopDef::new("_center", PAD, pad_loop::<CENTER>).unsigned_counts(),
-        LoopDef::new("_ljust", PAD, pad_loop::<LJUST>).unsigned_counts(),
-        LoopDef::new("_rjust", PAD, pad_loop::<RJUST>).unsigned_counts(),
-        LoopDef::new("_zfill", WIDTH, pad_loop::<ZFILL>).unsigned_counts(),
+        pad::<Center>(),
+        pad::<Ljust>(),
+        pad::<Rjust>(),
+        pad::<Zfill>(),
         LoopDef::new("_partition", &[T, T, T, T, T], partition_loop::<false>).without_out(),
         LoopDef::new("_rpartition", &[T, T, T, T, T], partition_loop::<true>).without_out(),
         LoopDef::new("_slice", &[T, I, I, I, T], slice_loop).without_out(),
     ]
 }
 
-const LEFT: u8 = 0;
-const RIGHT: u8 = 1;
-const BOTH: u8 = 2;
-
-const fn side(code: u8) -> Side {
-    match code {
-        LEFT => Side::Left,
-        RIGHT => Side::Right,
-        _ => Side::Both,
-    }
+/// The side a strip ufunc works on, as a type: the kernels' `Side` and the name of the
+/// `chars` ufunc (NumPy's error messages name it).
+trait StripSide {
+    const SIDE: Side;
+    const CHARS: &'static str;
 }
 
-const fn strip_name(code: u8) -> &'static str {
-    match code {
-        LEFT => "_lstrip_chars",
-        RIGHT => "_rstrip_chars",
-        _ => "_strip_chars",
-    }
+macro_rules! strip_sides {
+    ($($ty:ident: $chars:literal;)*) => {$(
+        struct $ty;
+        impl StripSide for $ty {
+            const SIDE: Side = Side::$ty;
+            const CHARS: &'static str = $chars;
+        }
+    )*};
+}
+strip_sides! {
+    Left: "_lstrip_chars";
+    Right: "_rstrip_chars";
+    Both: "_strip_chars";
 }
 
 /// The body shared by loops with one string output, operand `out` whose arena is lock
@@ -139,27 +140,27 @@ fn strip_error() -> PyErr {
     PyValueError::new_err("Can only strip null values that are strings or NaN-like values")
 }
 
-ufunc_loop!(strip_whitespace_loop[const SIDE: u8], 2, |args| {
+ufunc_loop!(strip_whitespace_loop[S: StripSide], 2, |args| {
     let (si, so) = (args.state(0), args.state(1));
     let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
     let tables = tables();
-    let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, side(SIDE));
+    let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, S::SIDE);
     for_each_output(&args, &mut locks, [0], (1, 1), shortcut, |_, [view], locks, _| {
         let Some(s) = operand(view, locks.get(0), &si.na, true, strip_error)? else {
             return Ok(None);
         };
-        Ok(Some(kernels::strip_whitespace(s, side(SIDE), tables)))
+        Ok(Some(kernels::strip_whitespace(s, S::SIDE, tables)))
     })
 });
 
-ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
+ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
     let (sa, sc, so) = (args.state(0), args.state(1), args.state(2));
     let na = effective_na(&[sa, sc]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena], 2);
     // The error for a missing `chars` element.
     let chars_error = || match na {
         NaKind::NanLike => {
-            let name = strip_name(SIDE);
+            let name = S::CHARS;
             PyValueError::new_err(format!(
                 "Cannot use a null string that is not a string as the {name} delimiter"
             ))
@@ -176,8 +177,8 @@ ufunc_loop!(strip_chars_loop[const SIDE: u8], 3, |args| {
             return Ok(None);
         };
         Ok(Some(match (&fixed, chars) {
-            (Some(set), _) => set.strip(s, side(SIDE)),
-            (None, Some(chars)) => kernels::strip_chars(s, chars, side(SIDE)),
+            (Some(set), _) => set.strip(s, S::SIDE),
+            (None, Some(chars)) => kernels::strip_chars(s, chars, S::SIDE),
             (None, None) => unreachable!("a missing chars operand is an error"),
         }))
     })
@@ -321,23 +322,52 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
     )
 });
 
-const CENTER: u8 = 0;
-const LJUST: u8 = 1;
-const RJUST: u8 = 2;
-const ZFILL: u8 = 3;
+/// A padding ufunc as a type: its name (NumPy's errors use it), whether it takes a fill
+/// character (all but `zfill`) and its kernel.
+trait PadOp {
+    const UFUNC: &'static str;
+    const NAME: &'static str;
+    const FILLED: bool;
+    fn pad(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>);
+}
 
-const PAD_NAMES: [&str; 4] = ["_center", "_ljust", "_rjust", "zfill"];
+macro_rules! pad_ops {
+    ($($ty:ident: $ufunc:literal, $name:literal, filled $filled:literal, |$s:ident, $w:ident, $f:ident, $o:ident| $pad:expr;)*) => {$(
+        struct $ty;
+        impl PadOp for $ty {
+            const UFUNC: &'static str = $ufunc;
+            const NAME: &'static str = $name;
+            const FILLED: bool = $filled;
+            #[inline]
+            fn pad($s: &[u8], $w: isize, $f: char, $o: &mut Vec<u8>) {
+                $pad
+            }
+        }
+    )*};
+}
+pad_ops! {
+    Center: "_center", "_center", filled true, |s, w, f, o| kernels::center(s, w, f, o);
+    Ljust: "_ljust", "_ljust", filled true, |s, w, f, o| kernels::ljust(s, w, f, o);
+    Rjust: "_rjust", "_rjust", filled true, |s, w, f, o| kernels::rjust(s, w, f, o);
+    Zfill: "_zfill", "zfill", filled false, |s, w, _f, o| kernels::zfill(s, w, o);
+}
 
-// `center`, `ljust`, `rjust` (string, width, fill) and `zfill` (string, width).
-ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
-    let name = PAD_NAMES[K as usize];
-    let (fill_at, out_at) = if K == ZFILL { (None, 2) } else { (Some(2), 3) };
+/// The loop of padding `P`: (string, width, fill) or, for `zfill`, (string, width).
+fn pad<P: PadOp>() -> LoopDef {
+    const PAD: &[Dt] = &[T, I, T, T];
+    const WIDTH: &[Dt] = &[T, I, T];
+    LoopDef::new(P::UFUNC, if P::FILLED { PAD } else { WIDTH }, pad_loop::<P>).unsigned_counts()
+}
+
+ufunc_loop!(pad_loop[P: PadOp], if P::FILLED { 4 } else { 3 }, |args| {
+    let name = P::NAME;
+    let (fill_at, out_at) = if P::FILLED { (Some(2), 3) } else { (None, 2) };
     let (ss, so) = (args.state(0), args.state(out_at));
     let sf = fill_at.map(|k| args.state(k));
     let na = effective_na(&[ss, sf.unwrap_or(ss)]);
     let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena], 2);
     let error = || {
-        if K == ZFILL {
+        if !P::FILLED {
             PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
         } else {
             PyValueError::new_err(format!("Cannot {name} null that is not a nan-like value"))
@@ -368,12 +398,7 @@ ufunc_loop!(pad_loop[const K: u8], if K == ZFILL { 3 } else { 4 }, |args| {
         let size = size.filter(|&size| size <= MAX_STRING_LEN).ok_or_else(|| overflow(name))?;
         reserve(out, size)?;
         let width = width as isize;
-        match K {
-            CENTER => kernels::center(s, width, fill, out),
-            LJUST => kernels::ljust(s, width, fill, out),
-            RJUST => kernels::rjust(s, width, fill, out),
-            _ => kernels::zfill(s, width, out),
-        }
+        P::pad(s, width, fill, out);
         Ok(Some(out))
     })
 });

@@ -23,6 +23,18 @@ pub enum Comparison {
 }
 
 impl Comparison {
+    /// The name of the comparison (NumPy's ufunc, Python's `operator` function).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Comparison::Equal => "equal",
+            Comparison::NotEqual => "not_equal",
+            Comparison::Less => "less",
+            Comparison::LessEqual => "less_equal",
+            Comparison::Greater => "greater",
+            Comparison::GreaterEqual => "greater_equal",
+        }
+    }
+
     /// Whether `a op b` holds when `a.cmp(b)` is `ordering`.
     #[inline]
     pub fn holds(self, ordering: Ordering) -> bool {
