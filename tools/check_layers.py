@@ -20,10 +20,12 @@ CRATES = [ROOT / "src", ROOT / "crates" / "stringdtype-core" / "src"]
 MAX_LINES = 600
 
 PATH = re.compile(r"\b(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)+)")
-USE_GROUP = re.compile(r"\buse\s+(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\}", re.S)
+USE_GROUP = re.compile(
+    r"\buse\s+(crate|super)((?:::[A-Za-z_][A-Za-z0-9_]*)*)::\{([^;]*)\}", re.DOTALL
+)
 COMMENT = re.compile(r"//[^\n]*")
-REEXPORT = re.compile(r"^\s*pub(?:\([a-z]+\))?\s+use\s[^;]*;", re.M)
-CHILD = re.compile(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.M)
+REEXPORT = re.compile(r"^\s*pub(?:\([a-z]+\))?\s+use\s[^;]*;", re.MULTILINE)
+CHILD = re.compile(r"^\s*(?:pub(?:\([a-z]+\))?\s+)?mod\s+([a-z_][a-z0-9_]*)\s*;", re.MULTILINE)
 
 
 def module_of(path: Path, root: Path) -> tuple[str, ...]:
