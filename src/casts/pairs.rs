@@ -4,6 +4,8 @@
 use pyo3::prelude::*;
 
 use crate::descr::{DescrState, NaKind, StringDescr};
+use crate::element::read_view;
+use crate::error::CoreResultExt;
 use crate::ffi::PyArray_Descr;
 use crate::loops::Args;
 
@@ -45,6 +47,27 @@ impl<'a> Pairs<'a> {
             f(src, dst)?;
         }
         Ok(())
+    }
+
+    /// Calls `f(bytes, dst)` for each pair, with the source's string (or, for a missing
+    /// value, what it becomes in a dtype without one: [`na_text`]), its arena locked for
+    /// reading.
+    pub fn for_each_source_string(
+        &self,
+        mut f: impl FnMut(&[u8], *mut u8) -> PyResult<()>,
+    ) -> PyResult<()> {
+        let state = self.src().state();
+        let arena = state.arena.read();
+        self.for_each(|src, dst| {
+            // SAFETY: `src` is an element of the source array.
+            let view = unsafe { read_view(src) };
+            let bytes = if view.is_na() {
+                na_text(state)
+            } else {
+                arena.get(&view).py()?
+            };
+            f(bytes, dst)
+        })
     }
 
     /// The source's descriptor, a StringDType (the cast's signature says so).

@@ -94,16 +94,7 @@ strided_loop!(pub(super) unicode_to_string, |pairs| {
 
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
-    let state = pairs.src().state();
-    let arena = state.arena.read();
-    pairs.for_each(|src, dst| {
-        // SAFETY: `src` is an element of the source array.
-        let view = unsafe { read_view(src) };
-        let bytes = if view.is_na() {
-            na_text(state)
-        } else {
-            arena.get(&view).py()?
-        };
+    pairs.for_each_source_string(|bytes, dst| {
         let text = std::str::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let codes = text.chars().map(|c| c as u32).chain(std::iter::repeat(0));
         for (i, code) in codes.take(chars).enumerate() {
@@ -175,16 +166,7 @@ strided_loop!(pub(super) string_to_void, |pairs| {
 /// width and NUL padded; for `S` (`ascii`) a non-ASCII string is an error.
 fn string_to_fixed_bytes(pairs: &Pairs<'_>, ascii: bool) -> PyResult<()> {
     let width = elsize(pairs.dst_descr);
-    let state = pairs.src().state();
-    let arena = state.arena.read();
-    pairs.for_each(|src, dst| {
-        // SAFETY: `src` is an element of the source array.
-        let view = unsafe { read_view(src) };
-        let bytes = if view.is_na() {
-            na_text(state)
-        } else {
-            arena.get(&view).py()?
-        };
+    pairs.for_each_source_string(|bytes, dst| {
         if let Some(at) = bytes.iter().position(|&b| b >= 0x80).filter(|_| ascii) {
             return Err(ascii_error(bytes, at));
         }

@@ -237,34 +237,30 @@ fn add_promoter_fn(
     Ok(())
 }
 
-/// The promoter: `U` (and this package's StringDType) inputs become StringDType,
-/// integers become int64 (uint64 stays uint64 for loops with `UNSIGNED` counts); fixed
-/// signature entries are kept; outputs are left to the loop.
-unsafe extern "C" fn promote<const UNSIGNED: bool>(
+/// Runs a promoter: each operand's DType is its fixed signature entry if there is one,
+/// else `choose(i, nin, given)` (an output's `given` may be null: left to the loop).
+///
+/// # Safety
+/// The arguments must be NumPy's to a `PyArrayMethod_PromoterFunction`.
+unsafe fn promote_with(
     ufunc: *mut PyObject,
     op_dtypes: *const *mut PyArray_DTypeMeta,
     signature: *const *mut PyArray_DTypeMeta,
     new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+    choose: impl Fn(usize, usize, *mut PyArray_DTypeMeta) -> *mut PyArray_DTypeMeta,
 ) -> c_int {
     with_gil_guard(-1, |py| {
         // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
         let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
         let nin: usize = ufunc.getattr("nin")?.extract()?;
         let nargs: usize = ufunc.getattr("nargs")?.extract()?;
-        let unicode = builtin_dtype(BuiltinDType::Unicode);
         for i in 0..nargs {
             // SAFETY: as above.
             let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
-            let chosen = if !fixed.is_null() {
-                fixed
-            } else if i >= nin {
-                given
-            } else if given == unicode || given == dtype_class() {
-                dtype_class()
-            } else if UNSIGNED && given == builtin_dtype(BuiltinDType::UInt64) {
-                given
+            let chosen = if fixed.is_null() {
+                choose(i, nin, given)
             } else {
-                builtin_dtype(BuiltinDType::Int64)
+                fixed
             };
             if !chosen.is_null() {
                 // SAFETY: the array takes a new reference per entry.
@@ -277,6 +273,31 @@ unsafe extern "C" fn promote<const UNSIGNED: bool>(
     })
 }
 
+/// The promoter: `U` (and this package's StringDType) inputs become StringDType,
+/// integers become int64 (uint64 stays uint64 for loops with `UNSIGNED` counts); fixed
+/// signature entries are kept; outputs are left to the loop.
+unsafe extern "C" fn promote<const UNSIGNED: bool>(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    let unicode = builtin_dtype(BuiltinDType::Unicode);
+    let choose = |i, nin, given| {
+        if i >= nin {
+            given
+        } else if given == unicode || given == dtype_class() {
+            dtype_class()
+        } else if UNSIGNED && given == builtin_dtype(BuiltinDType::UInt64) {
+            given
+        } else {
+            builtin_dtype(BuiltinDType::Int64)
+        }
+    };
+    // SAFETY: forwarded from NumPy.
+    unsafe { promote_with(ufunc, op_dtypes, signature, new_op_dtypes, choose) }
+}
+
 /// The promoter of comparisons between this package's strings and `object` operands:
 /// both become `object`, as NumPy's StringDType does (its strings compare as `str`, its
 /// missing values as the `na_object`), the output stays bool; fixed signature entries
@@ -287,31 +308,17 @@ unsafe extern "C" fn promote_to_object(
     signature: *const *mut PyArray_DTypeMeta,
     new_op_dtypes: *mut *mut PyArray_DTypeMeta,
 ) -> c_int {
-    with_gil_guard(-1, |py| {
-        // SAFETY: NumPy passes the ufunc and arrays of `nargs` DTypes (entries may be null).
-        let ufunc = unsafe { Bound::from_borrowed_ptr(py, ufunc) };
-        let nin: usize = ufunc.getattr("nin")?.extract()?;
-        let nargs: usize = ufunc.getattr("nargs")?.extract()?;
-        for i in 0..nargs {
-            // SAFETY: as above.
-            let (given, fixed) = unsafe { (*op_dtypes.add(i), *signature.add(i)) };
-            let chosen = if !fixed.is_null() {
-                fixed
-            } else if i < nin {
-                builtin_dtype(BuiltinDType::Object)
-            } else if !given.is_null() {
-                given
-            } else {
-                builtin_dtype(BuiltinDType::Bool)
-            };
-            // SAFETY: the array takes a new reference per entry.
-            unsafe {
-                pyffi::Py_INCREF(chosen.cast());
-                *new_op_dtypes.add(i) = chosen;
-            }
+    let choose = |i, nin, given: *mut PyArray_DTypeMeta| {
+        if i < nin {
+            builtin_dtype(BuiltinDType::Object)
+        } else if !given.is_null() {
+            given
+        } else {
+            builtin_dtype(BuiltinDType::Bool)
         }
-        Ok(0)
-    })
+    };
+    // SAFETY: forwarded from NumPy.
+    unsafe { promote_with(ufunc, op_dtypes, signature, new_op_dtypes, choose) }
 }
 
 /// Promoters beyond the per-loop ones, as NumPy's StringDType registers them:
