@@ -156,6 +156,35 @@ def test_add_promoters_for_string_outputs(call):
     both(call)
 
 
+ADD_OPERANDS = {
+    "U": lambda cls: np.array(["a", "b"]),
+    "str": lambda cls: "x",
+    "list": lambda cls: ["p", "q"],
+    "ours": lambda cls: np.array(["m", ""], dtype=cls()),
+    "int": lambda cls: np.array([1, 2]),
+    "object": lambda cls: np.array(["o", "p"], dtype=object),
+}
+ADD_OUTPUTS = {
+    "unset": lambda cls: {},
+    "dtype": lambda cls: {"dtype": cls},
+    "out": lambda cls: {"out": np.empty(2, dtype=cls())},
+    "signature": lambda cls: {"signature": (None, None, cls)},
+}
+
+
+@pytest.mark.parametrize("output", ADD_OUTPUTS)
+@pytest.mark.parametrize("right", ADD_OPERANDS)
+@pytest.mark.parametrize("left", ADD_OPERANDS)
+def test_add_of_every_operand_mix(left, right, output):
+    """Every pair of operand kinds, with and without a StringDType output: the same
+    result or the same error as NumPy (plain ``U + U`` stays NumPy's ``U``)."""
+    both(
+        lambda cls: np.add(
+            ADD_OPERANDS[left](cls), ADD_OPERANDS[right](cls), **ADD_OUTPUTS[output](cls)
+        )
+    )
+
+
 def test_no_value_means_unset():
     for cls in (StringDType, NumpyStringDType):
         dt = cls(na_object=np._NoValue)

@@ -321,6 +321,30 @@ unsafe extern "C" fn promote_to_object(
     unsafe { promote_with(ufunc, op_dtypes, signature, new_op_dtypes, choose) }
 }
 
+/// The promoter of `add` for `(any, U)` inputs and this package's StringDType output:
+/// a `U` first input makes both inputs StringDType; any other first input is left as it
+/// is, so NumPy reports that no loop matches.
+unsafe extern "C" fn promote_unicode_sum(
+    ufunc: *mut PyObject,
+    op_dtypes: *const *mut PyArray_DTypeMeta,
+    signature: *const *mut PyArray_DTypeMeta,
+    new_op_dtypes: *mut *mut PyArray_DTypeMeta,
+) -> c_int {
+    // SAFETY: NumPy passes `nargs` (here 3) entries; the first input is never null for
+    // a binary ufunc call.
+    let first = unsafe { *op_dtypes };
+    let both_unicode = first == builtin_dtype(BuiltinDType::Unicode);
+    let choose = |i, nin, given| {
+        if both_unicode && i < nin {
+            dtype_class()
+        } else {
+            given
+        }
+    };
+    // SAFETY: forwarded from NumPy.
+    unsafe { promote_with(ufunc, op_dtypes, signature, new_op_dtypes, choose) }
+}
+
 /// Promoters beyond the per-loop ones, as NumPy's StringDType registers them:
 /// comparisons with `object` operands go to `object`'s loops, and `add` of `U`/`str`
 /// inputs with a StringDType output (`dtype=StringDType`, `out=`) reaches the string
@@ -343,13 +367,16 @@ pub fn register_extra_promoters(py: Python<'_>) -> PyResult<()> {
             add_promoter_fn(py, &ufunc, &pattern, promote_to_object as *mut c_void)?;
         }
     }
-    // Mixed inputs are covered by the loop's own promoters (whose outputs match any).
+    // `U + U` with this package's StringDType as output. The first entry is `None`, not
+    // `U`: with no output given, NumPy's own `(U, U, StringDType)` promoter then matches
+    // more precisely and keeps plain `U + U` NumPy's; a `(U, U, ours)` pattern would tie
+    // with it and make NumPy refuse the call as ambiguous.
     let add = ufunc(py, "add")?;
-    add_promoter(
+    add_promoter_fn(
         py,
         &add,
-        &[Some(Dt::Unicode), Some(Dt::Unicode), OUT],
-        false,
+        &[None, Some(Dt::Unicode), OUT],
+        promote_unicode_sum as *mut c_void,
     )?;
     Ok(())
 }
