@@ -1,0 +1,950 @@
+//! Python's regular expression grammar: a port of `re._parser` (Python 3.11) that builds
+//! the same tree, so that the translation sees what Python's compiler sees.
+//!
+//! The tree keeps Python's rewrites that change meaning under IGNORECASE: a one-item set
+//! `[x]` is the literal `x`, an alternation of literals and sets (`a|b|[cd]`) is one set,
+//! and common leading items of alternatives move in front (`ab|ac` is `a(?:b|c)`).
+//! Constructs the engine cannot run (back-references, look-arounds, atomic groups,
+//! possessive quantifiers, conditionals, `\N{...}`) stop the parse with
+//! [`PatternError::Unsupported`]; so does anything that is not valid Python (the caller
+//! has compiled the pattern with `re` first, which reports it with Python's message).
+
+use super::{Flags, PatternError};
+
+/// Python's `_sre.MAXREPEAT`: a repeat bound of this or more is an error; as the maximum
+/// of `*` and `+` it means "no maximum".
+const MAX_REPEAT: u64 = u32::MAX as u64;
+
+/// Group nesting beyond which the pattern is left to Python (recursion stays bounded).
+const MAX_NESTING: usize = 100;
+
+/// A sequence of items matched one after the other (Python's `SubPattern`).
+pub type Seq = Vec<Node>;
+
+/// One item of a pattern, as Python's parser builds it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Node {
+    /// A code point (`LITERAL`); it may be a surrogate, which no UTF-8 string holds.
+    Literal(u32),
+    /// Any code point but this one (`NOT_LITERAL`, from `[^x]`).
+    NotLiteral(u32),
+    /// `.` (`ANY`).
+    Any,
+    /// A character set (`IN`), also `\d` and friends outside brackets.
+    Set(Set),
+    /// A zero-width assertion (`AT`).
+    At(At),
+    /// A greedy or lazy repeat (`MAX_REPEAT`, `MIN_REPEAT`).
+    Repeat(Box<Repeat>),
+    /// A group (`SUBPATTERN`): capturing, or carrying scoped flags, or both.
+    Group(Box<Group>),
+    /// Alternatives (`BRANCH`), tried in order.
+    Branch(Vec<Seq>),
+}
+
+/// A character set: `negate` is Python's leading `NEGATE` item.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Set {
+    /// Whether the set is `[^...]`.
+    pub negate: bool,
+    /// The members, in pattern order without repeats.
+    pub items: Vec<SetItem>,
+}
+
+/// A member of a character set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SetItem {
+    /// One code point.
+    Literal(u32),
+    /// An inclusive range of code points.
+    Range(u32, u32),
+    /// `\d \D \s \S \w \W`.
+    Category(Category),
+}
+
+/// The classes of `\d \D \s \S \w \W`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Category {
+    Digit,
+    NotDigit,
+    Space,
+    NotSpace,
+    Word,
+    NotWord,
+}
+
+/// The zero-width assertions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum At {
+    /// `\A`.
+    BeginningString,
+    /// `^`.
+    Beginning,
+    /// `$`.
+    End,
+    /// `\Z`.
+    EndString,
+    /// `\b`.
+    Boundary,
+    /// `\B`.
+    NonBoundary,
+}
+
+/// A repeat of `body` from `min` to `max` (`None`: no maximum) times.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Repeat {
+    pub min: u32,
+    pub max: Option<u32>,
+    pub greedy: bool,
+    pub body: Seq,
+}
+
+/// A group: `index` is the capture group number (`None`: not capturing); `add` and `del`
+/// are the bits of scoped flags, `(?i-s:...)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Group {
+    pub index: Option<u32>,
+    pub add: u32,
+    pub del: u32,
+    pub body: Seq,
+}
+
+/// A parsed pattern.
+#[derive(Clone, Debug)]
+pub struct Parsed {
+    /// The items.
+    pub body: Seq,
+    /// The flags for the whole pattern: the caller's, inline global flags such as a
+    /// leading `(?i)`, and `UNICODE` unless `ASCII` (Python's `fix_flags`).
+    pub flags: Flags,
+    /// The number of capture groups.
+    pub groups: u32,
+    /// Group names with their numbers, in pattern order.
+    pub names: Vec<(String, u32)>,
+}
+
+type Result<T> = std::result::Result<T, PatternError>;
+
+fn unsupported<T>(reason: impl Into<String>) -> Result<T> {
+    Err(PatternError::unsupported(reason))
+}
+
+fn invalid<T>(what: &str) -> Result<T> {
+    unsupported(format!("not a valid Python pattern ({what})"))
+}
+
+/// Parses `pattern` with `flags` as `re.compile(pattern, flags)` does.
+pub fn parse(pattern: &str, flags: Flags) -> Result<Parsed> {
+    let bad = Flags::TEMPLATE.bits() | Flags::LOCALE.bits();
+    if flags.bits() & bad != 0 {
+        return unsupported("the TEMPLATE and LOCALE flags");
+    }
+    let mut parser = Parser {
+        source: Tokenizer::new(pattern)?,
+        flags: flags.bits(),
+        groups: 0,
+        names: Vec::new(),
+        depth: 0,
+    };
+    let verbose = parser.flags & Flags::VERBOSE.bits() != 0;
+    let body = parser.parse_sub(verbose, 0)?;
+    if parser.source.next.is_some() {
+        return invalid("unbalanced parenthesis");
+    }
+    let mut bits = parser.flags;
+    if bits & bad != 0 {
+        return unsupported("the TEMPLATE and LOCALE flags");
+    }
+    if bits & Flags::ASCII.bits() == 0 {
+        bits |= Flags::UNICODE.bits();
+    } else if bits & Flags::UNICODE.bits() != 0 {
+        return invalid("ASCII and UNICODE flags are incompatible");
+    }
+    Ok(Parsed {
+        body,
+        flags: Flags(bits),
+        groups: parser.groups,
+        names: parser.names,
+    })
+}
+
+/// A token: one character, or a backslash with the character after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Tok {
+    Char(char),
+    Escape(char),
+}
+
+/// Python's `Tokenizer` over the code points of the pattern.
+struct Tokenizer {
+    chars: Vec<char>,
+    index: usize,
+    next: Option<Tok>,
+}
+
+impl Tokenizer {
+    fn new(pattern: &str) -> Result<Tokenizer> {
+        let mut source = Tokenizer {
+            chars: pattern.chars().collect(),
+            index: 0,
+            next: None,
+        };
+        source.advance()?;
+        Ok(source)
+    }
+
+    fn advance(&mut self) -> Result<()> {
+        self.next = match self.chars.get(self.index) {
+            None => None,
+            Some('\\') => match self.chars.get(self.index + 1) {
+                None => return invalid("bad escape (end of pattern)"),
+                Some(&c) => {
+                    self.index += 2;
+                    Some(Tok::Escape(c))
+                }
+            },
+            Some(&c) => {
+                self.index += 1;
+                Some(Tok::Char(c))
+            }
+        };
+        Ok(())
+    }
+
+    fn get(&mut self) -> Result<Option<Tok>> {
+        let this = self.next;
+        self.advance()?;
+        Ok(this)
+    }
+
+    /// Consumes the next token if it is the plain character `c`.
+    fn matches(&mut self, c: char) -> Result<bool> {
+        if self.next == Some(Tok::Char(c)) {
+            self.advance()?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    fn next_char(&self) -> Option<char> {
+        match self.next {
+            Some(Tok::Char(c)) => Some(c),
+            _ => None,
+        }
+    }
+
+    /// Up to `n` plain characters that satisfy `accept`.
+    fn get_while(&mut self, n: usize, accept: impl Fn(char) -> bool) -> Result<String> {
+        let mut taken = String::new();
+        for _ in 0..n {
+            match self.next_char() {
+                Some(c) if accept(c) => {
+                    taken.push(c);
+                    self.advance()?;
+                }
+                _ => break,
+            }
+        }
+        Ok(taken)
+    }
+
+    /// The text up to `terminator` (escapes kept as two characters), which is consumed.
+    fn get_until(&mut self, terminator: char) -> Result<String> {
+        let mut taken = String::new();
+        loop {
+            match self.get()? {
+                None => return invalid("unterminated name"),
+                Some(Tok::Char(c)) if c == terminator => break,
+                Some(Tok::Char(c)) => taken.push(c),
+                Some(Tok::Escape(c)) => {
+                    taken.push('\\');
+                    taken.push(c);
+                }
+            }
+        }
+        if taken.is_empty() {
+            return invalid("missing group name");
+        }
+        Ok(taken)
+    }
+}
+
+const WHITESPACE: &str = " \t\n\r\x0b\x0c";
+
+fn is_octal(c: char) -> bool {
+    matches!(c, '0'..='7')
+}
+
+/// The literal of a one-character escape shared by both contexts (`ESCAPES`).
+fn simple_escape(c: char) -> Option<u32> {
+    Some(match c {
+        'a' => 0x07,
+        'f' => 0x0C,
+        'n' => 0x0A,
+        'r' => 0x0D,
+        't' => 0x09,
+        'v' => 0x0B,
+        '\\' => 0x5C,
+        _ => return None,
+    })
+}
+
+fn category(c: char) -> Option<Category> {
+    Some(match c {
+        'd' => Category::Digit,
+        'D' => Category::NotDigit,
+        's' => Category::Space,
+        'S' => Category::NotSpace,
+        'w' => Category::Word,
+        'W' => Category::NotWord,
+        _ => return None,
+    })
+}
+
+/// What an escape stands for.
+enum Escaped {
+    Literal(u32),
+    Category(Category),
+    At(At),
+}
+
+struct Parser {
+    source: Tokenizer,
+    flags: u32,
+    groups: u32,
+    names: Vec<(String, u32)>,
+    depth: usize,
+}
+
+impl Parser {
+    /// `\x..`, `\u....`, `\U........` and `\N{...}`, common to both contexts.
+    fn hex_escape(&mut self, c: char) -> Result<Option<u32>> {
+        let digits = match c {
+            'x' => 2,
+            'u' => 4,
+            'U' => 8,
+            'N' => return unsupported("named characters (\\N{...})"),
+            _ => return Ok(None),
+        };
+        let hex = self.source.get_while(digits, |c| c.is_ascii_hexdigit())?;
+        if hex.len() != digits {
+            return invalid("incomplete escape");
+        }
+        match u32::from_str_radix(&hex, 16) {
+            Ok(value) if value <= 0x10FFFF => Ok(Some(value)),
+            _ => invalid("bad escape"),
+        }
+    }
+
+    /// An escape outside brackets (`_escape`).
+    fn escape(&mut self, c: char) -> Result<Escaped> {
+        let at = match c {
+            'A' => Some(At::BeginningString),
+            'Z' => Some(At::EndString),
+            'b' => Some(At::Boundary),
+            'B' => Some(At::NonBoundary),
+            _ => None,
+        };
+        if let Some(at) = at {
+            return Ok(Escaped::At(at));
+        }
+        if let Some(category) = category(c) {
+            return Ok(Escaped::Category(category));
+        }
+        if let Some(value) = simple_escape(c) {
+            return Ok(Escaped::Literal(value));
+        }
+        if let Some(value) = self.hex_escape(c)? {
+            return Ok(Escaped::Literal(value));
+        }
+        if c == '0' {
+            let octal = self.source.get_while(2, is_octal)?;
+            return Ok(Escaped::Literal(
+                u32::from_str_radix(&format!("0{octal}"), 8).unwrap_or(0),
+            ));
+        }
+        if let Some(first) = c.to_digit(10) {
+            // Three octal digits are a character; anything else is a back-reference.
+            if let Some(second) = self.source.next_char().and_then(|d| d.to_digit(10)) {
+                self.source.advance()?;
+                let third = self.source.next_char().filter(|&d| is_octal(d));
+                if let (true, true, Some(third)) = (first < 8, second < 8, third) {
+                    self.source.advance()?;
+                    let value = first * 64 + second * 8 + (third as u32 - '0' as u32);
+                    if value > 0o377 {
+                        return invalid("octal escape value outside of range 0-0o377");
+                    }
+                    return Ok(Escaped::Literal(value));
+                }
+            }
+            return unsupported("back-references (\\1, (?P=name))");
+        }
+        if c.is_ascii_alphabetic() {
+            return invalid("bad escape");
+        }
+        Ok(Escaped::Literal(c as u32))
+    }
+
+    /// An escape inside brackets (`_class_escape`): `\b` is a backspace there.
+    fn class_escape(&mut self, c: char) -> Result<SetItem> {
+        if c == 'b' {
+            return Ok(SetItem::Literal(0x08));
+        }
+        if let Some(value) = simple_escape(c) {
+            return Ok(SetItem::Literal(value));
+        }
+        if let Some(category) = category(c) {
+            return Ok(SetItem::Category(category));
+        }
+        if let Some(value) = self.hex_escape(c)? {
+            return Ok(SetItem::Literal(value));
+        }
+        if is_octal(c) {
+            let octal = self.source.get_while(2, is_octal)?;
+            let value = u32::from_str_radix(&format!("{c}{octal}"), 8).unwrap_or(u32::MAX);
+            if value > 0o377 {
+                return invalid("octal escape value outside of range 0-0o377");
+            }
+            return Ok(SetItem::Literal(value));
+        }
+        if c.is_ascii_alphanumeric() {
+            return invalid("bad escape");
+        }
+        Ok(SetItem::Literal(c as u32))
+    }
+
+    /// Alternatives (`_parse_sub`), with Python's common-prefix and set rewrites.
+    fn parse_sub(&mut self, verbose: bool, nested: usize) -> Result<Seq> {
+        let mut verbose = verbose;
+        let mut items = Vec::new();
+        loop {
+            let first = nested == 0 && items.is_empty();
+            items.push(self.parse(verbose, nested + 1, first)?);
+            if !self.source.matches('|')? {
+                break;
+            }
+            if nested == 0 {
+                verbose = self.flags & Flags::VERBOSE.bits() != 0;
+            }
+        }
+        if items.len() == 1 {
+            return Ok(items.pop().unwrap_or_default());
+        }
+        let mut result = Seq::new();
+        // Move a common first item out of the alternatives.
+        while let Some(prefix) = items[0].first().cloned() {
+            if !items.iter().all(|item| item.first() == Some(&prefix)) {
+                break;
+            }
+            for item in &mut items {
+                item.remove(0);
+            }
+            result.push(prefix);
+        }
+        // Alternatives that are each one literal or non-negated set are one set.
+        let mut members = Vec::new();
+        let all_sets = items.iter().all(|item| match item.as_slice() {
+            [Node::Literal(c)] => {
+                members.push(SetItem::Literal(*c));
+                true
+            }
+            [Node::Set(set)] if !set.negate => {
+                members.extend_from_slice(&set.items);
+                true
+            }
+            _ => false,
+        });
+        if all_sets {
+            result.push(Node::Set(Set {
+                negate: false,
+                items: unique(members),
+            }));
+        } else {
+            result.push(Node::Branch(items));
+        }
+        Ok(result)
+    }
+
+    /// One alternative (`_parse`).
+    fn parse(&mut self, verbose: bool, nested: usize, first: bool) -> Result<Seq> {
+        let mut verbose = verbose;
+        let mut seq = Seq::new();
+        while let Some(this) = self.source.next {
+            if matches!(this, Tok::Char('|' | ')')) {
+                break;
+            }
+            self.source.advance()?;
+            if verbose {
+                if let Tok::Char(c) = this {
+                    if WHITESPACE.contains(c) {
+                        continue;
+                    }
+                    if c == '#' {
+                        while !matches!(self.source.get()?, None | Some(Tok::Char('\n'))) {}
+                        continue;
+                    }
+                }
+            }
+            let c = match this {
+                Tok::Escape(c) => {
+                    seq.push(match self.escape(c)? {
+                        Escaped::Literal(value) => Node::Literal(value),
+                        Escaped::Category(category) => Node::Set(Set {
+                            negate: false,
+                            items: vec![SetItem::Category(category)],
+                        }),
+                        Escaped::At(at) => Node::At(at),
+                    });
+                    continue;
+                }
+                Tok::Char(c) => c,
+            };
+            match c {
+                '[' => seq.push(self.parse_set()?),
+                '*' | '+' | '?' | '{' => self.parse_repeat(c, &mut seq)?,
+                '.' => seq.push(Node::Any),
+                '(' => {
+                    if let Some(node) =
+                        self.parse_group(&mut verbose, nested, first && seq.is_empty())?
+                    {
+                        seq.push(node);
+                    }
+                }
+                '^' => seq.push(Node::At(At::Beginning)),
+                '$' => seq.push(Node::At(At::End)),
+                _ => seq.push(Node::Literal(c as u32)),
+            }
+        }
+        // Non-capturing groups without flags dissolve into the sequence.
+        let mut flat = Seq::with_capacity(seq.len());
+        for node in seq {
+            match node {
+                Node::Group(group) if group.index.is_none() && group.add == 0 && group.del == 0 => {
+                    flat.extend(group.body);
+                }
+                node => flat.push(node),
+            }
+        }
+        Ok(flat)
+    }
+
+    /// A set after its `[`.
+    fn parse_set(&mut self) -> Result<Node> {
+        let negate = self.source.matches('^')?;
+        let mut items: Vec<SetItem> = Vec::new();
+        loop {
+            let this = match self.source.get()? {
+                None => return invalid("unterminated character set"),
+                Some(Tok::Char(']')) if !items.is_empty() => break,
+                Some(this) => this,
+            };
+            let code1 = match this {
+                Tok::Escape(c) => self.class_escape(c)?,
+                Tok::Char(c) => SetItem::Literal(c as u32),
+            };
+            if !self.source.matches('-')? {
+                items.push(code1);
+                continue;
+            }
+            let code2 = match self.source.get()? {
+                None => return invalid("unterminated character set"),
+                Some(Tok::Char(']')) => {
+                    items.push(code1);
+                    items.push(SetItem::Literal('-' as u32));
+                    break;
+                }
+                Some(Tok::Escape(c)) => self.class_escape(c)?,
+                Some(Tok::Char(c)) => SetItem::Literal(c as u32),
+            };
+            match (code1, code2) {
+                (SetItem::Literal(lo), SetItem::Literal(hi)) if lo <= hi => {
+                    items.push(SetItem::Range(lo, hi));
+                }
+                _ => return invalid("bad character range"),
+            }
+        }
+        let items = unique(items);
+        Ok(match items.as_slice() {
+            [SetItem::Literal(c)] if negate => Node::NotLiteral(*c),
+            [SetItem::Literal(c)] => Node::Literal(*c),
+            _ => Node::Set(Set { negate, items }),
+        })
+    }
+
+    /// A repeat operator `c` applying to the last item of `seq`.
+    fn parse_repeat(&mut self, c: char, seq: &mut Seq) -> Result<()> {
+        let (min, max) = match c {
+            '?' => (0, Some(1)),
+            '*' => (0, None),
+            '+' => (1, None),
+            _ => match self.parse_braces()? {
+                Some(bounds) => bounds,
+                None => {
+                    seq.push(Node::Literal('{' as u32));
+                    return Ok(());
+                }
+            },
+        };
+        let body = match seq.pop() {
+            None | Some(Node::At(_)) => return invalid("nothing to repeat"),
+            Some(Node::Repeat(_)) => return invalid("multiple repeat"),
+            Some(Node::Group(group))
+                if group.index.is_none() && group.add == 0 && group.del == 0 =>
+            {
+                group.body
+            }
+            Some(node) => vec![node],
+        };
+        let greedy = if self.source.matches('?')? {
+            false
+        } else if self.source.matches('+')? {
+            return unsupported("possessive quantifiers (*+, ++, ?+, {m,n}+)");
+        } else {
+            true
+        };
+        seq.push(Node::Repeat(Box::new(Repeat {
+            min,
+            max,
+            greedy,
+            body,
+        })));
+        Ok(())
+    }
+
+    /// The bounds of `{m,n}` after its `{`; `None` (nothing consumed) when the brace is a
+    /// literal.
+    fn parse_braces(&mut self) -> Result<Option<(u32, Option<u32>)>> {
+        if self.source.next == Some(Tok::Char('}')) {
+            return Ok(None);
+        }
+        let here = self.source.index;
+        let here_next = self.source.next;
+        let is_digit = |c: char| c.is_ascii_digit();
+        let lo = self.source.get_while(usize::MAX, is_digit)?;
+        let hi = if self.source.matches(',')? {
+            Some(self.source.get_while(usize::MAX, is_digit)?)
+        } else {
+            None
+        };
+        if !self.source.matches('}')? {
+            self.source.index = here;
+            self.source.next = here_next;
+            return Ok(None);
+        }
+        let bound = |digits: &str| -> Result<Option<u32>> {
+            if digits.is_empty() {
+                return Ok(None);
+            }
+            match digits.parse::<u64>() {
+                Ok(n) if n < MAX_REPEAT => Ok(u32::try_from(n).ok()),
+                _ => invalid("the repetition number is too large"),
+            }
+        };
+        let min = bound(&lo)?.unwrap_or(0);
+        let max = match hi {
+            None => Some(min),
+            Some(hi) => bound(&hi)?,
+        };
+        if max.is_some_and(|max| max < min) {
+            return invalid("min repeat greater than max repeat");
+        }
+        Ok(Some((min, max)))
+    }
+
+    /// A group after its `(`; `None` for a comment or global flags.
+    fn parse_group(
+        &mut self,
+        verbose: &mut bool,
+        nested: usize,
+        first: bool,
+    ) -> Result<Option<Node>> {
+        let mut capture = true;
+        let mut name = None;
+        let (mut add, mut del) = (0, 0);
+        if self.source.matches('?')? {
+            let Some(Tok::Char(c)) = self.source.get()? else {
+                return invalid("unknown extension");
+            };
+            match c {
+                'P' if self.source.matches('<')? => {
+                    name = Some(self.source.get_until('>')?);
+                }
+                'P' if self.source.matches('=')? => {
+                    return unsupported("back-references (\\1, (?P=name))");
+                }
+                ':' => capture = false,
+                '#' => loop {
+                    match self.source.get()? {
+                        None => return invalid("unterminated comment"),
+                        Some(Tok::Char(')')) => return Ok(None),
+                        Some(_) => {}
+                    }
+                },
+                '=' | '!' | '<' => return unsupported("look-ahead and look-behind assertions"),
+                '(' => return unsupported("conditional groups (?(id)yes|no)"),
+                '>' => return unsupported("atomic groups (?>...)"),
+                c if flag_bit(c).is_some() || c == '-' => {
+                    match self.parse_flags(c)? {
+                        None => {
+                            if !first {
+                                return invalid("global flags not at the start of the expression");
+                            }
+                            *verbose = self.flags & Flags::VERBOSE.bits() != 0;
+                            return Ok(None);
+                        }
+                        Some((a, d)) => (add, del) = (a, d),
+                    }
+                    capture = false;
+                }
+                _ => return invalid("unknown extension"),
+            }
+        }
+        let index = if capture {
+            self.groups += 1;
+            if let Some(name) = name {
+                if self.names.iter().any(|(n, _)| *n == name) {
+                    return invalid("redefinition of group name");
+                }
+                self.names.push((name, self.groups));
+            }
+            Some(self.groups)
+        } else {
+            None
+        };
+        let verbose =
+            (*verbose || add & Flags::VERBOSE.bits() != 0) && del & Flags::VERBOSE.bits() == 0;
+        self.depth += 1;
+        if self.depth > MAX_NESTING {
+            return unsupported(format!("groups nested more than {MAX_NESTING} deep"));
+        }
+        let body = self.parse_sub(verbose, nested + 1)?;
+        self.depth -= 1;
+        if !self.source.matches(')')? {
+            return invalid("missing ), unterminated subpattern");
+        }
+        Ok(Some(Node::Group(Box::new(Group {
+            index,
+            add,
+            del,
+            body,
+        }))))
+    }
+
+    /// Inline flags after `(?` whose first character is `c` (`_parse_flags`): `None` for
+    /// global flags `(?aiLmsux)`, which are added to the pattern's, else the bits turned on
+    /// and off by `(?flags-flags:`.
+    fn parse_flags(&mut self, mut c: char) -> Result<Option<(u32, u32)>> {
+        let type_flags = Flags::ASCII.bits() | Flags::LOCALE.bits() | Flags::UNICODE.bits();
+        let mut add = 0;
+        let mut del = 0;
+        if c != '-' {
+            loop {
+                let Some(flag) = flag_bit(c) else {
+                    return invalid("unknown flag");
+                };
+                add |= flag;
+                if flag & type_flags != 0 && add & type_flags != flag {
+                    return invalid("bad inline flags: flags 'a', 'u' and 'L' are incompatible");
+                }
+                match self.source.get()? {
+                    Some(Tok::Char(next)) if ")-:".contains(next) => {
+                        c = next;
+                        break;
+                    }
+                    Some(Tok::Char(next)) => c = next,
+                    _ => return invalid("missing -, : or )"),
+                }
+            }
+        }
+        if c == ')' {
+            self.flags |= add;
+            return Ok(None);
+        }
+        if c == '-' {
+            loop {
+                match self.source.get()? {
+                    Some(Tok::Char(':')) if del != 0 => break,
+                    Some(Tok::Char(next)) => match flag_bit(next) {
+                        Some(flag) if flag & type_flags == 0 => del |= flag,
+                        _ => return invalid("bad inline flags"),
+                    },
+                    _ => return invalid("missing :"),
+                }
+            }
+        }
+        let global = Flags::TEMPLATE.bits() | Flags::DEBUG.bits();
+        if (add | del) & global != 0 || add & del != 0 {
+            return invalid("bad inline flags");
+        }
+        Ok(Some((add, del)))
+    }
+}
+
+/// The bit of an inline flag letter.
+fn flag_bit(c: char) -> Option<u32> {
+    Some(
+        match c {
+            'i' => Flags::IGNORECASE,
+            'L' => Flags::LOCALE,
+            'm' => Flags::MULTILINE,
+            's' => Flags::DOTALL,
+            'x' => Flags::VERBOSE,
+            'a' => Flags::ASCII,
+            't' => Flags::TEMPLATE,
+            'u' => Flags::UNICODE,
+            _ => return None,
+        }
+        .bits(),
+    )
+}
+
+/// `items` without repeats, first occurrences kept in order (Python's `_uniq`).
+fn unique(items: Vec<SetItem>) -> Vec<SetItem> {
+    let mut kept: Vec<SetItem> = Vec::with_capacity(items.len());
+    for item in items {
+        if !kept.contains(&item) {
+            kept.push(item);
+        }
+    }
+    kept
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lit(c: char) -> Node {
+        Node::Literal(c as u32)
+    }
+
+    fn parsed(pattern: &str) -> Seq {
+        parse(pattern, Flags::empty()).unwrap().body
+    }
+
+    #[test]
+    fn pythons_rewrites() {
+        // re._parser.parse('ab|ac') == [LITERAL a, IN [LITERAL b, LITERAL c]]
+        let set = |items: Vec<SetItem>| {
+            Node::Set(Set {
+                negate: false,
+                items,
+            })
+        };
+        assert_eq!(
+            parsed("ab|ac"),
+            [
+                lit('a'),
+                set(vec![
+                    SetItem::Literal('b' as u32),
+                    SetItem::Literal('c' as u32)
+                ])
+            ]
+        );
+        assert_eq!(parsed("[x]"), [lit('x')]);
+        assert_eq!(parsed("[^x]"), [Node::NotLiteral('x' as u32)]);
+        assert_eq!(parsed("(?:a)(?:b)"), [lit('a'), lit('b')]);
+        assert_eq!(
+            parsed(r"\d|a"),
+            [set(vec![
+                SetItem::Category(Category::Digit),
+                SetItem::Literal('a' as u32)
+            ])]
+        );
+        assert!(matches!(parsed("ab|cd").as_slice(), [Node::Branch(items)] if items.len() == 2));
+    }
+
+    #[test]
+    fn braces_and_literal_braces() {
+        // re._parser.parse('x{,}y{}z{1,a}'): x* y { } z { 1 , a }
+        let body = parsed("x{,}y{}z{1,a}");
+        assert!(matches!(&body[0], Node::Repeat(r) if r.min == 0 && r.max.is_none()));
+        let rest: Vec<Node> = "y{}z{1,a}".chars().map(lit).collect();
+        assert_eq!(body[1..], rest[..]);
+        assert!(matches!(&parsed("a{3}")[0], Node::Repeat(r) if r.min == 3 && r.max == Some(3)));
+        assert!(
+            matches!(&parsed("a{2,}?")[0], Node::Repeat(r) if r.min == 2 && r.max.is_none() && !r.greedy)
+        );
+    }
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            parsed(r"\x41\u00e9\U0001F600\0\07\101\."),
+            [
+                lit('A'),
+                lit('é'),
+                lit('😀'),
+                Node::Literal(0),
+                Node::Literal(7),
+                lit('A'),
+                lit('.')
+            ]
+        );
+        assert_eq!(parsed(r"[\b]"), [Node::Literal(8)]);
+        assert_eq!(
+            parsed(r"[]a]"),
+            [Node::Set(Set {
+                negate: false,
+                items: vec![SetItem::Literal(']' as u32), SetItem::Literal('a' as u32)]
+            })]
+        );
+        assert_eq!(
+            parsed(r"[a-]"),
+            [Node::Set(Set {
+                negate: false,
+                items: vec![SetItem::Literal('a' as u32), SetItem::Literal('-' as u32)]
+            })]
+        );
+    }
+
+    #[test]
+    fn flags_and_verbose() {
+        let p = parse("(?x) a b # comment\n c", Flags::empty()).unwrap();
+        assert_eq!(p.body, [lit('a'), lit('b'), lit('c')]);
+        assert_eq!(p.flags, Flags::VERBOSE | Flags::UNICODE);
+        let p = parse("(?a)x", Flags::empty()).unwrap();
+        assert_eq!(p.flags, Flags::ASCII);
+        // A space in braces ends them in verbose mode too: `{` and the rest are literals.
+        assert_eq!(parse("a{1, 2}", Flags::VERBOSE).unwrap().body.len(), 6);
+        // Scoped flags stay a group.
+        assert!(matches!(&parsed("(?i:a)")[0], Node::Group(g) if g.index.is_none() && g.add == 2));
+    }
+
+    #[test]
+    fn groups_and_names() {
+        let p = parse("(a)(?P<x>b)(?:c)(?P<y>d)", Flags::empty()).unwrap();
+        assert_eq!(p.groups, 3);
+        assert_eq!(p.names, [("x".to_string(), 2), ("y".to_string(), 3)]);
+    }
+
+    #[test]
+    fn unsupported_constructs() {
+        let cases = [
+            r"(a)\1",
+            "(?P<n>a)(?P=n)",
+            "a(?=b)",
+            "a(?!b)",
+            "(?<=a)b",
+            "(?<!a)b",
+            "(?>a)",
+            "a*+",
+            "a++",
+            "a?+",
+            "a{1,2}+",
+            "(a)?(?(1)b|c)",
+            r"\N{EM DASH}",
+        ];
+        for pattern in cases {
+            assert!(
+                matches!(
+                    parse(pattern, Flags::empty()),
+                    Err(PatternError::Unsupported { .. })
+                ),
+                "{pattern}"
+            );
+        }
+        assert!(parse("a", Flags::LOCALE).is_err());
+        let deep = format!("{}a{}", "(".repeat(150), ")".repeat(150));
+        assert!(parse(&deep, Flags::empty()).is_err());
+    }
+}
