@@ -1,10 +1,51 @@
 //! Python's `re` over UTF-8 strings, run by the `regex` crate's engine where its answer is
 //! provably Python's.
 //!
-//! [`parse`] reads a pattern with Python's grammar.
+//! A Python pattern is parsed here with Python's grammar ([`parse`]), translated into the
+//! engine's `Hir` with Python's meaning ([`translate`]: Python's `\d \w \s` from the
+//! running Python's Unicode tables ([`classes`]), its case-insensitive matching
+//! ([`casefold`]), its anchors), and compiled into a [`Pattern`]. What the engine cannot
+//! express with Python's meaning is reported, never approximated:
+//!
+//! - a whole pattern the translation cannot express gives
+//!   [`PatternError::Unsupported`]: the caller runs Python's `re` on every element;
+//! - one string on which the engine could differ from Python (a `\b` next to a character
+//!   the two define differently as a word character, a `$` in a string with several
+//!   newlines, `\B` on an empty string) gives [`NeedsPython`] from the operation: the
+//!   caller runs Python's `re` on that element only.
+//!
+//! The operations ([`Pattern::search`], [`Pattern::count`], [`Pattern::split`],
+//! [`Pattern::sub`], ...) take one string's bytes and answer as `re.search`, `re.findall`,
+//! `re.split` and `re.sub` would, including Python's rule for empty matches ([`iter`]).
+//! Positions are byte offsets into the string.
+//!
+//! # Why this engine
+//!
+//! The engine is `regex-automata`'s meta regex, which is what `regex::Regex` wraps (and
+//! what polars runs): linear time in the string for every pattern (`(a+)+$` on forty
+//! `a`s and a `b` answers at once), pure Rust, no C library to build or ship. It is used
+//! through `regex-automata` and `regex-syntax` rather than the `regex` facade because the
+//! translation builds an `Hir` (no pattern text is ever re-parsed, so nothing Python
+//! wrote can reach the engine's parser), one compiled regex serves `search`, `match`
+//! (anchored searches) and iteration from a position with look-behind context, and the
+//! search runs on `&[u8]` while keeping empty matches on code point boundaries. Chosen
+//! against: `fancy-regex` (backtracking, exponential time on hostile patterns; its
+//! look-arounds would not make `\w` or case folding Python's), `pcre2` and `onig` (C
+//! libraries, backtracking, their own Unicode tables).
 
+pub mod casefold;
+pub mod classes;
+pub mod iter;
+pub mod nonempty;
 pub mod parse;
+pub mod pattern;
+pub mod template;
+pub mod translate;
 
+pub use classes::UnicodeClasses;
+pub use iter::{CapturesIter, SubError};
+pub use pattern::{Captures, Pattern};
+pub use template::{Template, TemplateError};
 
 /// Python's `re` flags, with Python's bit values (`re.IGNORECASE.value == 2`, ...).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -104,3 +145,33 @@ impl std::fmt::Display for PatternError {
 }
 
 impl std::error::Error for PatternError {}
+
+/// The engine cannot give Python's answer for this string: run Python's `re` on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NeedsPython {
+    /// The pattern has `\b` or `\B` and the string a character that Python and the engine
+    /// disagree about being a word character (such as a combining accent or '²').
+    WordBoundary,
+    /// The pattern has `$` (without MULTILINE) and the string ends with a newline and has
+    /// another one before it.
+    FinalNewline,
+    /// The pattern has `\B`, which never matches an empty string in Python.
+    EmptyString,
+    /// A variant of the pattern for this string did not compile (size limit).
+    Compile,
+}
+
+impl std::fmt::Display for NeedsPython {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            NeedsPython::WordBoundary => {
+                "a word boundary next to a character Python classifies differently"
+            }
+            NeedsPython::FinalNewline => "'$' in a string with several newlines",
+            NeedsPython::EmptyString => "'\\B' on an empty string",
+            NeedsPython::Compile => "a variant of the pattern exceeds the size limit",
+        })
+    }
+}
+
+impl std::error::Error for NeedsPython {}
