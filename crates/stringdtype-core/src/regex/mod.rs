@@ -42,6 +42,9 @@ pub mod pattern;
 pub mod template;
 pub mod translate;
 
+#[cfg(test)]
+mod tests;
+
 pub use classes::UnicodeClasses;
 pub use iter::{CapturesIter, SubError};
 pub use pattern::{Captures, Pattern};
