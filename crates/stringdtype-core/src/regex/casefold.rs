@@ -17,7 +17,7 @@
 use regex_syntax::hir::{ClassUnicode, ClassUnicodeRange};
 
 use super::classes::{complement, push_range, single, CaseTables, UnicodeClasses};
-use super::parse::{Category, Set, SetItem};
+use super::tree::{Category, Set, SetItem};
 use super::PatternError;
 
 /// sre's charset map covers the BMP; a lowered member beyond it is kept apart.

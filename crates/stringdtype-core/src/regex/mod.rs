@@ -36,11 +36,13 @@
 pub mod casefold;
 pub mod classes;
 pub mod iter;
+mod lexer;
 pub mod nonempty;
 pub mod parse;
 pub mod pattern;
 pub mod template;
 pub mod translate;
+pub mod tree;
 
 #[cfg(test)]
 mod tests;

@@ -9,6 +9,8 @@
 //! [`PatternError::Unsupported`]; so does anything that is not valid Python (the caller
 //! has compiled the pattern with `re` first, which reports it with Python's message).
 
+use super::lexer::{Escaped, Tok, Tokenizer};
+use super::tree::{At, Group, Node, Parsed, Repeat, Seq, Set, SetItem};
 use super::{Flags, PatternError};
 
 /// Python's `_sre.MAXREPEAT`: a repeat bound of this or more is an error; as the maximum
@@ -18,118 +20,13 @@ const MAX_REPEAT: u64 = u32::MAX as u64;
 /// Group nesting beyond which the pattern is left to Python (recursion stays bounded).
 const MAX_NESTING: usize = 100;
 
-/// A sequence of items matched one after the other (Python's `SubPattern`).
-pub type Seq = Vec<Node>;
+pub(crate) type Result<T> = std::result::Result<T, PatternError>;
 
-/// One item of a pattern, as Python's parser builds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Node {
-    /// A code point (`LITERAL`); it may be a surrogate, which no UTF-8 string holds.
-    Literal(u32),
-    /// Any code point but this one (`NOT_LITERAL`, from `[^x]`).
-    NotLiteral(u32),
-    /// `.` (`ANY`).
-    Any,
-    /// A character set (`IN`), also `\d` and friends outside brackets.
-    Set(Set),
-    /// A zero-width assertion (`AT`).
-    At(At),
-    /// A greedy or lazy repeat (`MAX_REPEAT`, `MIN_REPEAT`).
-    Repeat(Box<Repeat>),
-    /// A group (`SUBPATTERN`): capturing, or carrying scoped flags, or both.
-    Group(Box<Group>),
-    /// Alternatives (`BRANCH`), tried in order.
-    Branch(Vec<Seq>),
-}
-
-/// A character set: `negate` is Python's leading `NEGATE` item.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Set {
-    /// Whether the set is `[^...]`.
-    pub negate: bool,
-    /// The members, in pattern order without repeats.
-    pub items: Vec<SetItem>,
-}
-
-/// A member of a character set.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum SetItem {
-    /// One code point.
-    Literal(u32),
-    /// An inclusive range of code points.
-    Range(u32, u32),
-    /// `\d \D \s \S \w \W`.
-    Category(Category),
-}
-
-/// The classes of `\d \D \s \S \w \W`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Category {
-    Digit,
-    NotDigit,
-    Space,
-    NotSpace,
-    Word,
-    NotWord,
-}
-
-/// The zero-width assertions.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum At {
-    /// `\A`.
-    BeginningString,
-    /// `^`.
-    Beginning,
-    /// `$`.
-    End,
-    /// `\Z`.
-    EndString,
-    /// `\b`.
-    Boundary,
-    /// `\B`.
-    NonBoundary,
-}
-
-/// A repeat of `body` from `min` to `max` (`None`: no maximum) times.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Repeat {
-    pub min: u32,
-    pub max: Option<u32>,
-    pub greedy: bool,
-    pub body: Seq,
-}
-
-/// A group: `index` is the capture group number (`None`: not capturing); `add` and `del`
-/// are the bits of scoped flags, `(?i-s:...)`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Group {
-    pub index: Option<u32>,
-    pub add: u32,
-    pub del: u32,
-    pub body: Seq,
-}
-
-/// A parsed pattern.
-#[derive(Clone, Debug)]
-pub struct Parsed {
-    /// The items.
-    pub body: Seq,
-    /// The flags for the whole pattern: the caller's, inline global flags such as a
-    /// leading `(?i)`, and `UNICODE` unless `ASCII` (Python's `fix_flags`).
-    pub flags: Flags,
-    /// The number of capture groups.
-    pub groups: u32,
-    /// Group names with their numbers, in pattern order.
-    pub names: Vec<(String, u32)>,
-}
-
-type Result<T> = std::result::Result<T, PatternError>;
-
-fn unsupported<T>(reason: impl Into<String>) -> Result<T> {
+pub(crate) fn unsupported<T>(reason: impl Into<String>) -> Result<T> {
     Err(PatternError::unsupported(reason))
 }
 
-fn invalid<T>(what: &str) -> Result<T> {
+pub(crate) fn invalid<T>(what: &str) -> Result<T> {
     unsupported(format!("not a valid Python pattern ({what})"))
 }
 
@@ -168,145 +65,7 @@ pub fn parse(pattern: &str, flags: Flags) -> Result<Parsed> {
     })
 }
 
-/// A token: one character, or a backslash with the character after it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Tok {
-    Char(char),
-    Escape(char),
-}
-
-/// Python's `Tokenizer` over the code points of the pattern.
-struct Tokenizer {
-    chars: Vec<char>,
-    index: usize,
-    next: Option<Tok>,
-}
-
-impl Tokenizer {
-    fn new(pattern: &str) -> Result<Tokenizer> {
-        let mut source = Tokenizer {
-            chars: pattern.chars().collect(),
-            index: 0,
-            next: None,
-        };
-        source.advance()?;
-        Ok(source)
-    }
-
-    fn advance(&mut self) -> Result<()> {
-        self.next = match self.chars.get(self.index) {
-            None => None,
-            Some('\\') => match self.chars.get(self.index + 1) {
-                None => return invalid("bad escape (end of pattern)"),
-                Some(&c) => {
-                    self.index += 2;
-                    Some(Tok::Escape(c))
-                }
-            },
-            Some(&c) => {
-                self.index += 1;
-                Some(Tok::Char(c))
-            }
-        };
-        Ok(())
-    }
-
-    fn get(&mut self) -> Result<Option<Tok>> {
-        let this = self.next;
-        self.advance()?;
-        Ok(this)
-    }
-
-    /// Consumes the next token if it is the plain character `c`.
-    fn matches(&mut self, c: char) -> Result<bool> {
-        if self.next == Some(Tok::Char(c)) {
-            self.advance()?;
-            return Ok(true);
-        }
-        Ok(false)
-    }
-
-    fn next_char(&self) -> Option<char> {
-        match self.next {
-            Some(Tok::Char(c)) => Some(c),
-            _ => None,
-        }
-    }
-
-    /// Up to `n` plain characters that satisfy `accept`.
-    fn get_while(&mut self, n: usize, accept: impl Fn(char) -> bool) -> Result<String> {
-        let mut taken = String::new();
-        for _ in 0..n {
-            match self.next_char() {
-                Some(c) if accept(c) => {
-                    taken.push(c);
-                    self.advance()?;
-                }
-                _ => break,
-            }
-        }
-        Ok(taken)
-    }
-
-    /// The text up to `terminator` (escapes kept as two characters), which is consumed.
-    fn get_until(&mut self, terminator: char) -> Result<String> {
-        let mut taken = String::new();
-        loop {
-            match self.get()? {
-                None => return invalid("unterminated name"),
-                Some(Tok::Char(c)) if c == terminator => break,
-                Some(Tok::Char(c)) => taken.push(c),
-                Some(Tok::Escape(c)) => {
-                    taken.push('\\');
-                    taken.push(c);
-                }
-            }
-        }
-        if taken.is_empty() {
-            return invalid("missing group name");
-        }
-        Ok(taken)
-    }
-}
-
 const WHITESPACE: &str = " \t\n\r\x0b\x0c";
-
-fn is_octal(c: char) -> bool {
-    matches!(c, '0'..='7')
-}
-
-/// The literal of a one-character escape shared by both contexts (`ESCAPES`).
-fn simple_escape(c: char) -> Option<u32> {
-    Some(match c {
-        'a' => 0x07,
-        'f' => 0x0C,
-        'n' => 0x0A,
-        'r' => 0x0D,
-        't' => 0x09,
-        'v' => 0x0B,
-        '\\' => 0x5C,
-        _ => return None,
-    })
-}
-
-fn category(c: char) -> Option<Category> {
-    Some(match c {
-        'd' => Category::Digit,
-        'D' => Category::NotDigit,
-        's' => Category::Space,
-        'S' => Category::NotSpace,
-        'w' => Category::Word,
-        'W' => Category::NotWord,
-        _ => return None,
-    })
-}
-
-/// What an escape stands for.
-enum Escaped {
-    Literal(u32),
-    Category(Category),
-    At(At),
-}
 
 struct Parser {
     source: Tokenizer,
@@ -317,102 +76,6 @@ struct Parser {
 }
 
 impl Parser {
-    /// `\x..`, `\u....`, `\U........` and `\N{...}`, common to both contexts.
-    fn hex_escape(&mut self, c: char) -> Result<Option<u32>> {
-        let digits = match c {
-            'x' => 2,
-            'u' => 4,
-            'U' => 8,
-            'N' => return unsupported("named characters (\\N{...})"),
-            _ => return Ok(None),
-        };
-        let hex = self.source.get_while(digits, |c| c.is_ascii_hexdigit())?;
-        if hex.len() != digits {
-            return invalid("incomplete escape");
-        }
-        match u32::from_str_radix(&hex, 16) {
-            Ok(value) if value <= 0x10FFFF => Ok(Some(value)),
-            _ => invalid("bad escape"),
-        }
-    }
-
-    /// An escape outside brackets (`_escape`).
-    fn escape(&mut self, c: char) -> Result<Escaped> {
-        let at = match c {
-            'A' => Some(At::BeginningString),
-            'Z' => Some(At::EndString),
-            'b' => Some(At::Boundary),
-            'B' => Some(At::NonBoundary),
-            _ => None,
-        };
-        if let Some(at) = at {
-            return Ok(Escaped::At(at));
-        }
-        if let Some(category) = category(c) {
-            return Ok(Escaped::Category(category));
-        }
-        if let Some(value) = simple_escape(c) {
-            return Ok(Escaped::Literal(value));
-        }
-        if let Some(value) = self.hex_escape(c)? {
-            return Ok(Escaped::Literal(value));
-        }
-        if c == '0' {
-            let octal = self.source.get_while(2, is_octal)?;
-            return Ok(Escaped::Literal(
-                u32::from_str_radix(&format!("0{octal}"), 8).unwrap_or(0),
-            ));
-        }
-        if let Some(first) = c.to_digit(10) {
-            // Three octal digits are a character; anything else is a back-reference.
-            if let Some(second) = self.source.next_char().and_then(|d| d.to_digit(10)) {
-                self.source.advance()?;
-                let third = self.source.next_char().filter(|&d| is_octal(d));
-                if let (true, true, Some(third)) = (first < 8, second < 8, third) {
-                    self.source.advance()?;
-                    let value = first * 64 + second * 8 + (third as u32 - '0' as u32);
-                    if value > 0o377 {
-                        return invalid("octal escape value outside of range 0-0o377");
-                    }
-                    return Ok(Escaped::Literal(value));
-                }
-            }
-            return unsupported("back-references (\\1, (?P=name))");
-        }
-        if c.is_ascii_alphabetic() {
-            return invalid("bad escape");
-        }
-        Ok(Escaped::Literal(c as u32))
-    }
-
-    /// An escape inside brackets (`_class_escape`): `\b` is a backspace there.
-    fn class_escape(&mut self, c: char) -> Result<SetItem> {
-        if c == 'b' {
-            return Ok(SetItem::Literal(0x08));
-        }
-        if let Some(value) = simple_escape(c) {
-            return Ok(SetItem::Literal(value));
-        }
-        if let Some(category) = category(c) {
-            return Ok(SetItem::Category(category));
-        }
-        if let Some(value) = self.hex_escape(c)? {
-            return Ok(SetItem::Literal(value));
-        }
-        if is_octal(c) {
-            let octal = self.source.get_while(2, is_octal)?;
-            let value = u32::from_str_radix(&format!("{c}{octal}"), 8).unwrap_or(u32::MAX);
-            if value > 0o377 {
-                return invalid("octal escape value outside of range 0-0o377");
-            }
-            return Ok(SetItem::Literal(value));
-        }
-        if c.is_ascii_alphanumeric() {
-            return invalid("bad escape");
-        }
-        Ok(SetItem::Literal(c as u32))
-    }
-
     /// Alternatives (`_parse_sub`), with Python's common-prefix and set rewrites.
     fn parse_sub(&mut self, verbose: bool, nested: usize) -> Result<Seq> {
         let mut verbose = verbose;
@@ -487,7 +150,7 @@ impl Parser {
             }
             let c = match this {
                 Tok::Escape(c) => {
-                    seq.push(match self.escape(c)? {
+                    seq.push(match self.source.escape(c)? {
                         Escaped::Literal(value) => Node::Literal(value),
                         Escaped::Category(category) => Node::Set(Set {
                             negate: false,
@@ -539,7 +202,7 @@ impl Parser {
                 Some(this) => this,
             };
             let code1 = match this {
-                Tok::Escape(c) => self.class_escape(c)?,
+                Tok::Escape(c) => self.source.class_escape(c)?,
                 Tok::Char(c) => SetItem::Literal(c as u32),
             };
             if !self.source.matches('-')? {
@@ -553,7 +216,7 @@ impl Parser {
                     items.push(SetItem::Literal('-' as u32));
                     break;
                 }
-                Some(Tok::Escape(c)) => self.class_escape(c)?,
+                Some(Tok::Escape(c)) => self.source.class_escape(c)?,
                 Some(Tok::Char(c)) => SetItem::Literal(c as u32),
             };
             match (code1, code2) {
@@ -812,6 +475,7 @@ fn unique(items: Vec<SetItem>) -> Vec<SetItem> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::regex::tree::Category;
 
     fn lit(c: char) -> Node {
         Node::Literal(c as u32)

@@ -17,7 +17,7 @@ use regex_syntax::hir::{self, Class, ClassUnicode, ClassUnicodeRange, Hir, Look}
 
 use super::casefold::Folder;
 use super::classes::{complement, push_range, single, UnicodeClasses};
-use super::parse::{At, Category, Node, Parsed, Seq, Set, SetItem};
+use super::tree::{At, Category, Node, Parsed, Seq, Set, SetItem};
 use super::{Flags, PatternError};
 
 /// A pattern in the engine's terms, before the choice of `$`.
