@@ -79,6 +79,34 @@ pub fn plan(expr: &Expr) -> Result<NonEmpty, PatternError> {
     Ok(NonEmpty::Retry(retry))
 }
 
+/// The non-empty paths of `expr` as one expression, when they all come before its empty
+/// paths (`None` otherwise); an expression with no non-empty path gives an empty class.
+pub fn non_empty_first(expr: &Expr) -> Result<Option<Expr>, PatternError> {
+    let segs = segments(expr)?;
+    let first_empty = segs
+        .iter()
+        .position(|s| matches!(s, Seg::Empty(_)))
+        .unwrap_or(segs.len());
+    if segs[first_empty..]
+        .iter()
+        .any(|s| matches!(s, Seg::NonEmpty(_)))
+    {
+        return Ok(None);
+    }
+    let mut non_empty: Vec<Expr> = segs
+        .into_iter()
+        .filter_map(|seg| match seg {
+            Seg::NonEmpty(e) => Some(e),
+            Seg::Empty(_) => None,
+        })
+        .collect();
+    Ok(Some(match non_empty.len() {
+        0 => Expr::Class(regex_syntax::hir::ClassUnicode::empty()),
+        1 => non_empty.pop().unwrap_or(Expr::Empty),
+        _ => Expr::Alt(non_empty),
+    }))
+}
+
 fn too_big() -> PatternError {
     PatternError::unsupported("a pattern that matches empty strings in too many ways")
 }
@@ -161,11 +189,15 @@ fn segments(expr: &Expr) -> Result<Vec<Seg>, PatternError> {
             }
             segs
         }
-        Expr::Repeat { .. } => {
-            return Err(PatternError::unsupported(
-                "a repeated group that can match the empty string",
-            ))
+        Expr::Repeat {
+            min,
+            max: Some(max),
+            sub,
+            ..
+        } if min == max && *min <= 16 => {
+            segments(&Expr::Concat(vec![(**sub).clone(); *min as usize]))?
         }
+        Expr::Repeat { .. } => return Err(too_big()),
         Expr::Capture { index, sub } => segments(sub)?
             .into_iter()
             .map(|seg| {

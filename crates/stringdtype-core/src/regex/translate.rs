@@ -7,11 +7,12 @@
 //! [`Needs`] what makes the engine's answer depend on the string (`\b`, `\B`, `$`).
 //! [`lower`] then builds the `Hir`, choosing what Python's `$` becomes for one string.
 //!
-//! One construct is refused: a repeat with a maximum above one whose body can match the
-//! empty string (`(a|)*`, `(x?)+`). sre ends such a loop *after* an empty iteration, which
-//! then sets its groups (`re.match('(a|)*', 'aa').span(1) == (2, 2)`), and can even stop
-//! early (`re.match('(?:x|y??)*', 'xyx')` matches only 'x'); the engine never lets an
-//! iteration match empty. With a body that always consumes, both engines agree.
+//! Repeats whose body can match the empty string need care: sre ends such a loop *after*
+//! an empty iteration, which then sets its groups (`re.match('(a|)*', 'aa').span(1) ==
+//! (2, 2)`) and can even stop early (`re.match('(?:x|y??)*', 'xyx')` matches only 'x');
+//! the engine never lets an iteration match empty. [`without_empty_iterations`] rewrites
+//! the repeats where this makes no difference and refuses the others. With a body that
+//! always consumes, both engines agree.
 
 use regex_syntax::hir::{self, Class, ClassUnicode, ClassUnicodeRange, Hir, Look};
 
@@ -173,11 +174,9 @@ impl Translator<'_, '_> {
             Node::At(at) => self.at(*at, flags),
             Node::Repeat(repeat) => {
                 let sub = self.seq(&repeat.body, flags)?;
-                if repeat.max.is_none_or(|max| max >= 2) && sub.nullable() {
-                    return Err(PatternError::unsupported(
-                        "a repeated group that can match the empty string (Python ends such a \
-                         loop after an empty iteration)",
-                    ));
+                let optional = repeat.max.is_none_or(|max| max > repeat.min.max(1));
+                if optional && sub.nullable() {
+                    return without_empty_iterations(repeat.min, repeat.max, repeat.greedy, sub);
                 }
                 Expr::Repeat {
                     min: repeat.min,
@@ -261,6 +260,54 @@ impl Translator<'_, '_> {
             Category::NotWord => complement(&word()),
         }
     }
+}
+
+/// A repeat with optional iterations of a body that can match empty, as sre runs it.
+///
+/// sre ends the loop after an optional iteration that matched empty; the engine never
+/// lets an iteration match empty. When the body has no groups and tries all its
+/// non-empty paths before any empty one (`a*`, `a?b?`, `(?:ab|)`), both amount to
+/// "stop iterating" at the same point, so the repeat is the forced iterations (an exact
+/// count, which both engines run without the empty check) followed by optional
+/// iterations of the body's non-empty paths only. Otherwise the empty iteration is
+/// visible: it sets groups (`re.match('(a|)*', 'aa').span(1) == (2, 2)`) or ends the match
+/// early (`re.match('(?:x|y??)*', 'xyx')` matches only 'x'); such repeats are refused.
+fn without_empty_iterations(
+    min: u32,
+    max: Option<u32>,
+    greedy: bool,
+    sub: Expr,
+) -> Result<Expr, PatternError> {
+    if sub.has_capture() {
+        return Err(PatternError::unsupported(
+            "a repeated group that can match the empty string and captures (Python sets its \
+             groups in a last, empty iteration)",
+        ));
+    }
+    let Some(non_empty) = super::nonempty::non_empty_first(&sub)? else {
+        return Err(PatternError::unsupported(
+            "a repeated group whose empty match comes before a non-empty one (Python ends the \
+             loop there)",
+        ));
+    };
+    let optional = Expr::Repeat {
+        min: 0,
+        max: max.map(|max| max - min),
+        greedy,
+        sub: Box::new(non_empty),
+    };
+    Ok(match min {
+        0 => optional,
+        _ => Expr::Concat(vec![
+            Expr::Repeat {
+                min,
+                max: Some(min),
+                greedy,
+                sub: Box::new(sub),
+            },
+            optional,
+        ]),
+    })
 }
 
 /// A set without IGNORECASE.
@@ -409,13 +456,31 @@ mod tests {
     }
 
     #[test]
-    fn nullable_loops_are_refused() {
-        for pattern in ["(a|)*", "(x?)+", "(?:a*)*", "(?:^)*", "(a|){2}", "(?:)+"] {
+    fn loops_that_can_match_empty() {
+        for pattern in [
+            "(a|)*",
+            "(x?)+",
+            "(?:x|y??)*",
+            "(a|){2,}",
+            "(?:|a)+",
+            r"(?:\b|a){0,3}",
+        ] {
             assert!(translated(pattern, Flags::empty()).is_err(), "{pattern}");
         }
-        for pattern in ["(a|)?", "(?:a+)*", "(?:a|b)*?", "(?:a?b)+"] {
+        for pattern in [
+            "(a|)?",
+            "(?:a+)*",
+            "(?:a|b)*?",
+            "(?:a?b)+",
+            "(a|){2}",
+            "(?:a|)*",
+        ] {
             assert!(translated(pattern, Flags::empty()).is_ok(), "{pattern}");
         }
+        // Forced iterations stay, optional ones take the non-empty paths only.
+        assert_eq!(hir("(?:a*)*"), "a+*");
+        assert_eq!(hir("(?:a?b?){2,}?"), "(?:(?:a?b?){2}(?:(?:ab?)|b)*?)");
+        assert_eq!(hir("(?:^)*"), "[a&&b]*");
     }
 
     #[test]
