@@ -107,6 +107,17 @@ const SEARCH: &[(&str, Flags, &str, Span)] = &[
     ("(?i)(?a:k)", NONE, "\u{212a}k", Some((3, 4))),
     ("(?i)[𐐀x]", NONE, "𐐀𐐨X", Some((8, 9))),
     ("(?i)[𐐨-𐐩]", NONE, "𐐀", Some((0, 4))),
+    // Repeats of bodies that can match empty, rewritten to their non-empty paths.
+    ("(?:a?b?)*", NONE, "abba", Some((0, 4))),
+    ("(?:a*)*b", NONE, "aab", Some((0, 3))),
+    ("(?:\\w*\\s*)*", NONE, "ab cd", Some((0, 5))),
+    ("(?:a?b?){2,}?c", NONE, "abc", Some((0, 3))),
+    ("x(?:a|\\b)*", NONE, "xa a", Some((0, 2))),
+    ("(?:\\b)*a", NONE, "a", Some((0, 1))),
+    ("(?:a|){3}b", NONE, "aab", Some((0, 3))),
+    // A literal surrogate never matches a UTF-8 string.
+    ("\\ud800|a", NONE, "xa", Some((1, 2))),
+    ("[^\\ud800]", NONE, "x", Some((0, 1))),
 ];
 
 #[test]
@@ -240,6 +251,7 @@ const FINDALL: &[(&str, Flags, &str, &[&str])] = &[
     ),
     ("", NONE, "é中", &["", "", ""]),
     ("a*", NONE, "é", &["", ""]),
+    ("(?:a?b?)*", NONE, "abxab", &["ab", "", "ab", ""]),
 ];
 
 #[test]
@@ -353,6 +365,7 @@ const SUB: &[(&str, &str, &str, i64, &str, usize)] = &[
     ("$", "!", "a\n", 0, "a!\n!", 2),
     ("(?i)ß", "ss", "ß\u{1e9e}", 0, "ssss", 2),
     ("(a)(b)?", "\\2\\1", "ab a", 0, "ba a", 2),
+    ("(?:a|)*", "-", "baac", 0, "-b--c-", 4),
 ];
 
 #[test]
@@ -372,6 +385,19 @@ fn sub() {
         assert_eq!(n, replaced);
         assert_eq!(&out[..5], b"kept:");
     }
+}
+
+#[test]
+fn patterns_are_shared_between_threads() {
+    fn shared_between_threads<T: Send + Sync>() {}
+    shared_between_threads::<Pattern>();
+    shared_between_threads::<super::UnicodeClasses<'static>>();
+    let p = compile(r"\w+", NONE);
+    std::thread::scope(|scope| {
+        for _ in 0..2 {
+            scope.spawn(|| assert_eq!(p.count("a b c".as_bytes()), Ok(3)));
+        }
+    });
 }
 
 #[test]
