@@ -1,10 +1,11 @@
 //! Python's `re` over UTF-8 strings, run by the `regex` crate's engine where its answer is
 //! provably Python's.
 //!
-//! A Python pattern is parsed here with Python's grammar ([`parse`]), translated into the
-//! engine's `Hir` with Python's meaning ([`translate`]: Python's `\d \w \s` from the
-//! running Python's Unicode tables ([`classes`]), its case-insensitive matching
-//! ([`casefold`]), its anchors), and compiled into a [`Pattern`]. What the engine cannot
+//! A Python pattern is parsed here with Python's grammar (`parse`, a port of
+//! `re._parser`), translated into the engine's `Hir` with Python's meaning (`translate`:
+//! Python's `\d \w \s` from the running Python's Unicode tables ([`UnicodeClasses`]),
+//! its case-insensitive matching (`casefold`), its anchors), and compiled into a
+//! [`Pattern`]. What the engine cannot
 //! express with Python's meaning is reported, never approximated:
 //!
 //! - a whole pattern the translation cannot express gives
@@ -16,8 +17,30 @@
 //!
 //! The operations ([`Pattern::search`], [`Pattern::count`], [`Pattern::split`],
 //! [`Pattern::sub`], ...) take one string's bytes and answer as `re.search`, `re.findall`,
-//! `re.split` and `re.sub` would, including Python's rule for empty matches ([`iter`]).
+//! `re.split` and `re.sub` would, including Python's rule for empty matches (`iter`, `nonempty`).
 //! Positions are byte offsets into the string.
+//!
+//! # For the caller
+//!
+//! 1. Once per process: a [`UnicodeClasses`] over the extension's [`UnicodeTables`]
+//!    (classes are built on first use and shared by all patterns).
+//! 2. Per pattern: `re.compile(pattern, flags)` in Python first, so invalid patterns raise
+//!    Python's `re.error`; then [`Pattern::new`] with `compiled.pattern` and
+//!    [`Flags::from_bits`]`(compiled.flags)`. [`PatternError::Unsupported`] means: use
+//!    the compiled Python pattern for every element. [`PatternError::TooLarge`] is the
+//!    engine's size limit, to report (or, equally correct, to run in Python).
+//! 3. Per element: each operation returns `Ok` with Python's answer or
+//!    `Err(`[`NeedsPython`]`)`: call the compiled Python pattern for that element.
+//!    [`Pattern::engine_is_exact_for`] answers the same question up front.
+//! 4. `sub`: [`Pattern::template`] parses `repl` once. [`TemplateError::Invalid`] is
+//!    Python's `re.error(message, repl, position)`, [`TemplateError::UnknownGroupName`]
+//!    its `IndexError`, [`TemplateError::Unsupported`] a form to leave to Python's
+//!    `re.sub` (which raises or substitutes as its version does). A callable `repl` is
+//!    Python's too.
+//!
+//! A [`Pattern`] is `Send + Sync`: run it on many strings with the GIL released.
+//!
+//! [`UnicodeTables`]: crate::kernels::UnicodeTables
 //!
 //! # Why this engine
 //!
@@ -33,22 +56,22 @@
 //! look-arounds would not make `\w` or case folding Python's), `pcre2` and `onig` (C
 //! libraries, backtracking, their own Unicode tables).
 
-pub mod casefold;
-pub mod classes;
-pub mod iter;
+mod casefold;
+mod classes;
+mod iter;
 mod lexer;
-pub mod nonempty;
-pub mod parse;
-pub mod pattern;
-pub mod template;
-pub mod translate;
-pub mod tree;
+mod nonempty;
+mod parse;
+mod pattern;
+mod template;
+mod translate;
+mod tree;
 
 #[cfg(test)]
 mod tests;
 
-pub use classes::UnicodeClasses;
-pub use iter::{CapturesIter, SubError};
+pub use classes::{CaseTables, UnicodeClasses};
+pub use iter::{CapturesIter, Matches, SubError};
 pub use pattern::{Captures, Pattern};
 pub use template::{Template, TemplateError};
 

@@ -206,9 +206,11 @@ impl Pattern {
             .map(|(n, i)| (n.as_str(), *i as usize))
     }
 
-    /// Whether the engine gives Python's answers for `haystack` (otherwise every
-    /// operation on it returns [`NeedsPython`]). Strings of ASCII characters always get
-    /// them, except with `$` and several newlines, or `\B` and an empty string.
+    /// Whether the engine gives Python's answers for `haystack`; otherwise every
+    /// operation on it returns [`NeedsPython`] (as it also does, rarely, when a variant
+    /// of the pattern for this string exceeds the size limit). Strings of ASCII
+    /// characters always get them, except with `$` and several newlines, or `\B` and an
+    /// empty string.
     pub fn engine_is_exact_for(&self, haystack: &[u8]) -> bool {
         self.dollar_for(haystack).is_ok()
     }
