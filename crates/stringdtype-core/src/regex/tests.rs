@@ -16,6 +16,7 @@ const S: Flags = Flags::DOTALL;
 const X: Flags = Flags::VERBOSE;
 const A: Flags = Flags::ASCII;
 const I_A: Flags = Flags(Flags::IGNORECASE.bits() | Flags::ASCII.bits());
+const M_S: Flags = Flags(Flags::MULTILINE.bits() | Flags::DOTALL.bits());
 
 fn compile(pattern: &str, flags: Flags) -> Pattern {
     Pattern::new(pattern, flags, shared()).unwrap_or_else(|e| panic!("{pattern:?}: {e}"))
@@ -107,6 +108,15 @@ const SEARCH: &[(&str, Flags, &str, Span)] = &[
     ("(?i)(?a:k)", NONE, "\u{212a}k", Some((3, 4))),
     ("(?i)[𐐀x]", NONE, "𐐀𐐨X", Some((8, 9))),
     ("(?i)[𐐨-𐐩]", NONE, "𐐀", Some((0, 4))),
+    ("[#]+", X, "a#b", Some((1, 2))),
+    ("a\\#b", X, "a#b", Some((0, 3))),
+    ("a # c\n b", X, "ab", Some((0, 2))),
+    ("(?x: a b )c", NONE, "abc", Some((0, 3))),
+    ("a(?-x: b)", X, "a b", Some((0, 3))),
+    (".+", M_S, "a\nb", Some((0, 3))),
+    ("^b", M_S, "a\nb", Some((2, 3))),
+    ("(?s:.)x", NONE, "\nx", Some((0, 2))),
+    ("(?m:^)b|c$", NONE, "a\nb", Some((2, 3))),
     // Repeats of bodies that can match empty, rewritten to their non-empty paths.
     ("(?:a?b?)*", NONE, "abba", Some((0, 4))),
     ("(?:a*)*b", NONE, "aab", Some((0, 3))),
