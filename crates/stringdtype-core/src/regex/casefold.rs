@@ -198,7 +198,12 @@ impl<'a, 't> Folder<'a, 't> {
         if stop != Some(a) {
             let image = self.lower_image(a, stop.map_or(b, |s| s - 1));
             let mut extra = ClassUnicode::empty();
-            for fixes in self.case().fixes_in(&image).filter(|_| !self.ascii) {
+            // ASCII mode has no extra cases (and needs no Unicode case tables here).
+            let fixes = match self.ascii {
+                true => None,
+                false => Some(self.case().fixes_in(&image)),
+            };
+            for fixes in fixes.into_iter().flatten() {
                 if fixes.iter().any(|&k| u32::from(k) > BMP_MAX) {
                     return Err(PatternError::unsupported(
                         "an IGNORECASE range whose extra cases lie beyond U+FFFF",
