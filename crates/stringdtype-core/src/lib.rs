@@ -8,6 +8,8 @@
 //! - [`arena`]: the per-array store of long strings' bytes, and the registry of arenas;
 //! - [`lock`]: the arena lock;
 //! - [`kernels`]: string algorithms over bytes and views;
+//! - [`regex`]: Python's `re` run by the `regex-automata` engine where it gives Python's
+//!   answers;
 //! - [`arrow`]: the Arrow C Data Interface for string arrays.
 
 pub mod arena;
@@ -16,6 +18,7 @@ pub mod error;
 pub mod fork;
 pub mod kernels;
 pub mod lock;
+pub mod regex;
 pub mod swar;
 pub mod view;
 

@@ -1,0 +1,301 @@
+//! Python's iteration over the matches of a pattern: `findall`, `finditer`, `sub`,
+//! `split`, and the count of matches.
+//!
+//! Python 3.7+ (sre's `must_advance`): matches never overlap; each search starts where
+//! the last match ended, and an empty match is allowed there, also right after a
+//! non-empty match; after an empty match at `p`, the next match may start at `p` only if
+//! it is non-empty (the first non-empty match of the pattern there, [`super::nonempty`]),
+//! otherwise it is searched from the next character. So `re.sub('x*', '-', 'abxd')` is
+//! `'-a-b--d-'` and `re.split('x*', 'axb')` is `['', 'a', '', 'b', '']`. The engine's
+//! own iterators skip an empty match right after a match instead, so they are not used.
+
+use std::ops::Range;
+
+use regex_automata::util::captures::Captures as EngineCaptures;
+use regex_automata::{Anchored, Input, Span};
+
+use super::pattern::{Captures, Engines, Pattern};
+use super::template::Template;
+use super::NeedsPython;
+use crate::kernels::unicode::decode_at;
+use crate::view::MAX_STRING_LEN;
+
+/// Where the next search of an iteration starts.
+struct Cursor<'p, 'h> {
+    engines: &'p Engines,
+    haystack: &'h [u8],
+    pos: usize,
+    must_advance: bool,
+    done: bool,
+}
+
+/// Which regex a search of the iteration runs.
+enum Engine<'p> {
+    /// The pattern, unanchored.
+    Search(&'p regex_automata::meta::Regex),
+    /// The first non-empty match, anchored.
+    Retry(&'p super::pattern::Retry),
+}
+
+impl<'p, 'h> Cursor<'p, 'h> {
+    fn new(engines: &'p Engines, haystack: &'h [u8]) -> Cursor<'p, 'h> {
+        Cursor {
+            engines,
+            haystack,
+            pos: 0,
+            must_advance: false,
+            done: false,
+        }
+    }
+
+    /// The next match, found by `find` (which runs a search and returns its span).
+    fn step(
+        &mut self,
+        mut find: impl FnMut(Engine<'p>, &Input<'h>) -> Option<Span>,
+    ) -> Option<Span> {
+        if self.done {
+            return None;
+        }
+        let haystack = self.haystack;
+        let mut from = self.pos;
+        let mut found = None;
+        if self.must_advance {
+            if let Some(retry) = &self.engines.retry {
+                let input = Input::new(haystack)
+                    .range(self.pos..)
+                    .anchored(Anchored::Yes);
+                found = find(Engine::Retry(retry), &input);
+            }
+            if found.is_none() {
+                if self.pos >= haystack.len() {
+                    self.done = true;
+                    return None;
+                }
+                from = self.pos + decode_at(haystack, self.pos).1;
+            }
+        }
+        if found.is_none() {
+            let input = Input::new(haystack).range(from..);
+            found = find(Engine::Search(&self.engines.search), &input);
+        }
+        match found {
+            None => self.done = true,
+            Some(span) => {
+                self.must_advance = span.is_empty();
+                self.pos = span.end;
+            }
+        }
+        found
+    }
+
+    fn next_span(&mut self) -> Option<Span> {
+        self.step(|engine, input| match engine {
+            Engine::Search(regex) => regex.search(input).map(|m| m.span()),
+            Engine::Retry(retry) => retry.regex.search(input).map(|m| m.span()),
+        })
+    }
+}
+
+/// The spans of the matches (`re.finditer(p, s)`), in bytes.
+pub struct Matches<'p, 'h> {
+    cursor: Cursor<'p, 'h>,
+}
+
+impl Iterator for Matches<'_, '_> {
+    type Item = Range<usize>;
+
+    fn next(&mut self) -> Option<Range<usize>> {
+        self.cursor.next_span().map(|span| span.range())
+    }
+}
+
+/// The groups of the matches (`re.finditer(p, s)`).
+pub struct CapturesIter<'p, 'h> {
+    cursor: Cursor<'p, 'h>,
+    groups: usize,
+    search: EngineCaptures,
+    retry: Option<EngineCaptures>,
+}
+
+impl<'h> Iterator for CapturesIter<'_, 'h> {
+    type Item = Captures<'h>;
+
+    fn next(&mut self) -> Option<Captures<'h>> {
+        let (search, retry) = (&mut self.search, &mut self.retry);
+        let mut map = None;
+        self.cursor.step(|engine, input| match engine {
+            Engine::Search(regex) => {
+                regex.search_captures(input, search);
+                map = None;
+                search.get_match().map(|m| m.span())
+            }
+            Engine::Retry(r) => {
+                let caps = retry.get_or_insert_with(|| r.regex.create_captures());
+                r.regex.search_captures(input, caps);
+                map = Some(r.groups.as_slice());
+                caps.get_match().map(|m| m.span())
+            }
+        })?;
+        let caps = match map {
+            None => &self.search,
+            Some(_) => self.retry.as_ref()?,
+        };
+        Some(Captures::from_engine(
+            self.cursor.haystack,
+            caps,
+            self.groups,
+            map,
+        ))
+    }
+}
+
+/// Why `sub` gave no result.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SubError {
+    /// Run Python's `re.sub` on this string.
+    NeedsPython(NeedsPython),
+    /// The result does not fit (memory or the string length limit).
+    Failed(crate::Error),
+}
+
+impl From<NeedsPython> for SubError {
+    fn from(reason: NeedsPython) -> SubError {
+        SubError::NeedsPython(reason)
+    }
+}
+
+impl std::fmt::Display for SubError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SubError::NeedsPython(reason) => reason.fmt(f),
+            SubError::Failed(error) => error.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for SubError {}
+
+/// The most matches a count of Python's allows: 0 means all, a negative count none.
+fn limit(count: i64) -> usize {
+    match count {
+        0 => usize::MAX,
+        n => usize::try_from(n).unwrap_or(0),
+    }
+}
+
+impl Pattern {
+    /// The matches' spans, as `re.finditer` finds them.
+    pub fn find_iter<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Matches<'p, 'h>, NeedsPython> {
+        Ok(Matches {
+            cursor: Cursor::new(self.engines(haystack)?, haystack),
+        })
+    }
+
+    /// The matches' groups, as `re.finditer` finds them.
+    pub fn captures_iter<'p, 'h>(
+        &'p self,
+        haystack: &'h [u8],
+    ) -> Result<CapturesIter<'p, 'h>, NeedsPython> {
+        let engines = self.engines(haystack)?;
+        Ok(CapturesIter {
+            cursor: Cursor::new(engines, haystack),
+            groups: self.groups(),
+            search: engines.search.create_captures(),
+            retry: None,
+        })
+    }
+
+    /// The number of matches: `len(re.findall(p, s))`.
+    pub fn count(&self, haystack: &[u8]) -> Result<usize, NeedsPython> {
+        Ok(self.find_iter(haystack)?.count())
+    }
+
+    /// `re.split(p, s, maxsplit)`: the pieces between matches, each followed by the
+    /// match's groups (`None` for a group that did not take part).
+    pub fn split<'h>(
+        &self,
+        haystack: &'h [u8],
+        maxsplit: i64,
+    ) -> Result<Vec<Option<&'h [u8]>>, NeedsPython> {
+        let mut pieces = Vec::new();
+        let mut last = 0;
+        let max = limit(maxsplit);
+        if max > 0 {
+            if self.groups() == 0 {
+                for span in self.find_iter(haystack)?.take(max) {
+                    pieces.push(Some(&haystack[last..span.start]));
+                    last = span.end;
+                }
+            } else {
+                for caps in self.captures_iter(haystack)?.take(max) {
+                    let span = caps.span(0).unwrap_or(last..last);
+                    pieces.push(Some(&haystack[last..span.start]));
+                    pieces.extend((1..caps.len()).map(|g| caps.get(g)));
+                    last = span.end;
+                }
+            }
+        }
+        pieces.push(Some(&haystack[last..]));
+        Ok(pieces)
+    }
+
+    /// Appends `re.sub(p, template, s, count)` to `out` (0 replaces all matches, a
+    /// negative count none) and returns the number of replacements. On an error `out` is
+    /// left as it was.
+    pub fn sub(
+        &self,
+        haystack: &[u8],
+        template: &Template,
+        count: i64,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, SubError> {
+        let start = out.len();
+        let result = self.sub_into(haystack, template, limit(count), out, start);
+        if result.is_err() {
+            out.truncate(start);
+        }
+        result
+    }
+
+    fn sub_into(
+        &self,
+        haystack: &[u8],
+        template: &Template,
+        max: usize,
+        out: &mut Vec<u8>,
+        start: usize,
+    ) -> Result<usize, SubError> {
+        let mut push = |bytes: &[u8]| -> Result<(), crate::Error> {
+            let len = out.len() - start + bytes.len();
+            if len > MAX_STRING_LEN {
+                return Err(crate::Error::StringTooLong(len));
+            }
+            out.try_reserve(bytes.len())
+                .map_err(|_| crate::Error::OutOfMemory(bytes.len()))?;
+            out.extend_from_slice(bytes);
+            Ok(())
+        };
+        let mut last = 0;
+        let mut replaced = 0;
+        if let Some(literal) = template.as_literal() {
+            for span in self.find_iter(haystack)?.take(max) {
+                push(&haystack[last..span.start]).map_err(SubError::Failed)?;
+                push(literal).map_err(SubError::Failed)?;
+                last = span.end;
+                replaced += 1;
+            }
+        } else {
+            for caps in self.captures_iter(haystack)?.take(max) {
+                let span = caps.span(0).unwrap_or(last..last);
+                push(&haystack[last..span.start]).map_err(SubError::Failed)?;
+                template
+                    .expand(&caps, &mut push)
+                    .map_err(SubError::Failed)?;
+                last = span.end;
+                replaced += 1;
+            }
+        }
+        push(&haystack[last..]).map_err(SubError::Failed)?;
+        Ok(replaced)
+    }
+}
