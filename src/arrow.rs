@@ -7,12 +7,12 @@
 //! this file moves structs in and out of capsules, reads and fills NumPy arrays with the
 //! GIL released, and turns `ArrowError`s into Python exceptions.
 
-use std::ffi::{c_int, CStr, CString};
+use std::ffi::{CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
 use pyo3::exceptions::{
-    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeDecodeError, PyValueError,
+    PyMemoryError, PyOverflowError, PyTypeError, PyUnicodeDecodeError, PyValueError,
 };
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
@@ -24,16 +24,11 @@ use stringdtype_core::arrow::{
 use stringdtype_core::{Arena, Error, View};
 
 use crate::descr::{self, StringDescr};
-use crate::element::read_view;
-use crate::ffi::PyArrayObject_fields;
+use crate::ndarray::{array_from_views, install, new_array, Elements};
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
 const STREAM_CAPSULE: &CStr = c"arrow_array_stream";
-
-/// `NPY_ARRAY_C_CONTIGUOUS` and `NPY_ARRAY_ALIGNED` (ndarraytypes.h).
-const NPY_ARRAY_C_CONTIGUOUS: c_int = 0x0001;
-const NPY_ARRAY_ALIGNED: c_int = 0x0100;
 
 /// `ENOMEM`, the error code a C stream returns when it ran out of memory.
 const ENOMEM: i32 = 12;
@@ -225,53 +220,6 @@ impl ArrowStringViewArray {
     }
 }
 
-/// A raw pointer that crosses into code running without the GIL.
-struct SendPtr<T>(*mut T);
-
-// SAFETY: the pointers wrapped are an array's data, kept alive by a reference the caller
-// holds across the GIL-free section, and used by that one section only.
-unsafe impl<T> Send for SendPtr<T> {}
-
-/// The elements of a strided N-D array in C order.
-struct StridedViews {
-    data: SendPtr<u8>,
-    shape: Vec<usize>,
-    strides: Vec<isize>,
-    index: Vec<usize>,
-    offset: isize,
-    remaining: usize,
-}
-
-impl Iterator for StridedViews {
-    type Item = View;
-
-    fn next(&mut self) -> Option<View> {
-        if self.remaining == 0 {
-            return None;
-        }
-        // SAFETY: `index` stays inside `shape`, so `offset` addresses an element of the
-        // array, which the caller keeps alive.
-        let view = unsafe { read_view(self.data.0.offset(self.offset)) };
-        self.remaining -= 1;
-        for axis in (0..self.shape.len()).rev() {
-            self.index[axis] += 1;
-            self.offset += self.strides[axis];
-            if self.index[axis] < self.shape[axis] {
-                break;
-            }
-            self.offset -= self.strides[axis] * self.shape[axis] as isize;
-            self.index[axis] = 0;
-        }
-        Some(view)
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        (self.remaining, Some(self.remaining))
-    }
-}
-
-impl ExactSizeIterator for StridedViews {}
-
 /// to_arrow(array)
 /// --
 ///
@@ -283,51 +231,11 @@ impl ExactSizeIterator for StridedViews {}
 #[pyfunction]
 pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStringViewArray> {
     let descr = StringDescr::of_ndarray(array, "to_arrow")?;
-    // SAFETY: `array` is an ndarray (checked), alive for this call.
-    let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
-    let ndim = fields.nd as usize;
-    let (shape, strides) = if ndim == 0 {
-        // A 0-d array's dimension and stride pointers may be null.
-        (Vec::new(), Vec::new())
-    } else {
-        // SAFETY: an ndarray's dimensions and strides hold `nd` entries each.
-        unsafe {
-            (
-                std::slice::from_raw_parts(fields.dimensions, ndim).to_vec(),
-                std::slice::from_raw_parts(fields.strides, ndim).to_vec(),
-            )
-        }
-    };
-    let shape: Vec<usize> = shape.into_iter().map(|d| d as usize).collect();
-    let length: usize = shape.iter().product();
-    let contiguous = fields.flags & NPY_ARRAY_C_CONTIGUOUS != 0
-        && fields.flags & NPY_ARRAY_ALIGNED != 0
-        && (fields.data as usize) % std::mem::align_of::<View>() == 0;
-    let data = SendPtr(fields.data.cast::<u8>());
+    let elements = Elements::of(array, descr);
     let state = descr.state();
     let exported = py.detach(move || {
-        let data = data;
         let arena = state.arena.read();
-        if contiguous || length == 0 {
-            let views: &[View] = if length == 0 {
-                &[]
-            } else {
-                // SAFETY: a C-contiguous, aligned array holds `length` elements of 16
-                // bytes from `data`; the arena lock keeps loops from writing them.
-                unsafe { std::slice::from_raw_parts(data.0.cast::<View>(), length) }
-            };
-            export_views(views.iter().copied(), &arena)
-        } else {
-            let views = StridedViews {
-                data,
-                index: vec![0; shape.len()],
-                shape,
-                strides,
-                offset: 0,
-                remaining: length,
-            };
-            export_views(views, &arena)
-        }
+        export_views(elements.views(), &arena)
     });
     let exported = exported.map_err(|err| to_py(py, err))?;
     let array = SharedArray::new(exported).map_err(|err| to_py(py, err))?;
@@ -364,36 +272,6 @@ fn take_source(obj: &Bound<'_, PyAny>) -> PyResult<Source> {
          (a pyarrow Array or ChunkedArray, a polars Series, ...), got {}",
         obj.get_type().name()?
     )))
-}
-
-/// A new, empty 1-D array of `n` elements that owns `descr`, and its elements.
-fn new_array<'py>(
-    py: Python<'py>,
-    descr: &Bound<'py, PyAny>,
-    n: usize,
-) -> PyResult<(Bound<'py, PyAny>, SendPtr<View>)> {
-    let array = py.import("numpy")?.call_method1("empty", (n, descr))?;
-    // SAFETY: `np.empty` returns an ndarray.
-    let fields = unsafe { &*(array.as_ptr() as *const PyArrayObject_fields) };
-    let data = fields.data.cast::<View>();
-    // `descr` is fresh and unowned, so `finalize_descr` gives it to this array; its arena
-    // is then the array's, which `install` relies on.
-    if fields.descr != descr.as_ptr().cast() || (data as usize) % std::mem::align_of::<View>() != 0
-    {
-        return Err(PyRuntimeError::new_err(
-            "internal error in stringdtype: from_arrow's array did not get its descriptor",
-        ));
-    }
-    Ok((array, SendPtr(data)))
-}
-
-/// Makes `arena`, which holds the strings of `array`'s elements, the array's arena.
-fn install(descr: &Bound<'_, PyAny>, arena: Arena) {
-    // SAFETY: `descr` is a live StringDType descriptor (made by `from_arrow`).
-    let descr = unsafe { StringDescr::from_raw(descr.as_ptr().cast()) };
-    // The array is new and its elements were all empty, so nothing points into the
-    // arena being replaced.
-    descr.arena().replace(arena);
 }
 
 fn import_one<'py>(
@@ -452,14 +330,7 @@ fn import_stream<'py>(
         Ok((views, arena))
     });
     let (views, arena) = imported.map_err(|err| to_py(py, err))?;
-    let (out, data) = new_array(py, descr, views.len())?;
-    if !views.is_empty() {
-        // SAFETY: the new array holds `views.len()` aligned elements at `data`, kept
-        // alive by `out`; `views` is a separate allocation.
-        unsafe { std::ptr::copy_nonoverlapping(views.as_ptr(), data.0, views.len()) };
-    }
-    install(descr, arena);
-    Ok(out)
+    array_from_views(py, descr, &views, arena)
 }
 
 /// The `na_object` (if given) and `coerce` options of `from_arrow`.

@@ -1,3 +1,4 @@
+from collections.abc import Callable
 from typing import Any, TypedDict
 
 import numpy as np
@@ -59,3 +60,35 @@ _zfill: np.ufunc
 _partition: np.ufunc
 _rpartition: np.ufunc
 _slice: np.ufunc
+
+# Regular expressions (see stringdtype.regex, which makes and caches the programs).
+class RegexProgram:
+    def __new__(
+        cls,
+        pattern: str,
+        flags: int,
+        op: str,
+        fallback: Callable[[str], Any],
+        repl: str | None = None,
+        count: int = 0,
+        group: int = 0,
+    ) -> Self: ...
+    @property
+    def id(self) -> int: ...
+    @property
+    def uses_engine(self) -> bool: ...
+
+_regex_test: np.ufunc
+_regex_count: np.ufunc
+_regex_sub: np.ufunc
+_regex_extract: np.ufunc
+
+def _regex_lists(
+    program: RegexProgram, array: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+
+# Lists of strings in Arrow's list layout (see stringdtype.strings.split_flat and join).
+def _split_flat(
+    array: np.ndarray, sep: str | None, maxsplit: int, right: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def _join_flat(sep: str, parts: np.ndarray, offsets: np.ndarray) -> np.ndarray: ...

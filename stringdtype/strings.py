@@ -42,6 +42,10 @@ __all__ = [  # noqa: PLE0604 - np.strings names
     *np.strings.__all__,
     *(name for name in _BACKPORTS if name not in np.strings.__all__),
     "casefold",
+    "join",
+    "rsplit",
+    "split",
+    "split_flat",
 ]
 
 
@@ -156,7 +160,71 @@ def _keeping_str_operands(function):
     return call
 
 
+def _strings(a):
+    a = np.asanyarray(a)
+    return a if _is_ours(a) else a.astype(StringDType())
+
+
+def _maxsplit(maxsplit):
+    if maxsplit is None:
+        return -1
+    if isinstance(maxsplit, (bool, np.bool_)) or not isinstance(maxsplit, (int, np.integer)):
+        raise TypeError(f"maxsplit must be an integer, not {type(maxsplit).__name__}")
+    return int(maxsplit)
+
+
+def _sep(sep):
+    if sep is not None and not isinstance(sep, str):
+        raise TypeError(f"must be str or None, not {type(sep).__name__}")
+    return sep
+
+
+def split_flat(a, sep=None, maxsplit=-1):
+    """``str.split(sep, maxsplit)`` of every string, without a Python object per piece:
+    ``(parts, offsets)`` in Arrow's list layout, where ``parts`` is a 1-D array of the
+    strings' dtype holding every piece in order (C order for N-D input) and
+    ``offsets`` int64 of one more than the number of strings: string ``i``'s pieces are
+    ``parts[offsets[i]:offsets[i + 1]]``. A missing value that is not a string gives one
+    missing piece, so ``join(sep, *split_flat(a, sep))`` gives ``a`` back."""
+    parts, offsets, _ = _core._split_flat(_strings(a), _sep(sep), _maxsplit(maxsplit), False)
+    return parts, offsets
+
+
+def join(sep, parts, offsets):
+    """``sep.join(parts[offsets[i]:offsets[i + 1]])`` for each ``i``: the inverse of
+    :func:`split_flat`, a 1-D array of ``parts``' dtype. A list holding a missing value
+    that is not a string is missing."""
+    offsets = np.asarray(offsets)
+    if offsets.dtype.kind not in "iu":
+        raise TypeError(f"offsets must be integers, not {offsets.dtype}")
+    offsets = np.ascontiguousarray(offsets, dtype=np.int64)
+    return _core._join_flat(_sep(sep) or "", _strings(parts), offsets)
+
+
+def _split(a, sep, maxsplit, right):
+    strings = _strings(a)
+    parts, offsets, missing = _core._split_flat(strings, _sep(sep), _maxsplit(maxsplit), right)
+    items, bounds, flags = parts.tolist(), offsets.tolist(), missing.tolist()
+    na = getattr(strings.dtype, "na_object", None)
+    lists = [na if flags[i] else items[bounds[i] : bounds[i + 1]] for i in range(len(flags))]
+    result = np.fromiter(lists, dtype=object, count=len(lists)).reshape(strings.shape)
+    return result[()] if result.ndim == 0 else result
+
+
+def split(a, sep=None, maxsplit=None):
+    """``str.split(sep, maxsplit)`` of each string: an object array of lists, as
+    ``np.char.split`` (a missing value that is not a string stays the ``na_object``)."""
+    return _split(a, sep, maxsplit, False)
+
+
+def rsplit(a, sep=None, maxsplit=None):
+    """``str.rsplit(sep, maxsplit)`` of each string: an object array of lists, as
+    ``np.char.rsplit``."""
+    return _split(a, sep, maxsplit, True)
+
+
 _OWN = {"upper", "lower", "swapcase", "capitalize", "title", "casefold", "encode", "decode"}
+_OWN |= {"join", "rsplit", "split", "split_flat"}
 _UNWRAPPED = _OWN | {"mod", "translate", "multiply", "zfill", "slice"}
 
 

@@ -19,15 +19,20 @@ def stub_path():
     return Path(core.__file__).resolve().parent / "_core.pyi"
 
 
-def stub_names():
-    tree = ast.parse(stub_path().read_text(encoding="utf-8"))
+def stub_nodes(name="_core"):
+    return ast.parse((stub_path().parent / f"{name}.pyi").read_text(encoding="utf-8")).body
+
+
+def stub_names(name="_core"):
     names = set()
-    for node in tree.body:
+    for node in stub_nodes(name):
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
             names.add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             names.add(node.target.id)
-    return names - {"MemoryInfo"}  # a typing-only TypedDict
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return {n for n in names if not n.startswith("_") or name == "_core"} - {"MemoryInfo"}
 
 
 def test_stubs_match_the_module():
@@ -38,3 +43,28 @@ def test_stubs_match_the_module():
     # The package makes its own exactly where NumPy has none.
     umath = np._core.umath
     assert public & ONLY_ON_OLD_NUMPY == {n for n in ONLY_ON_OLD_NUMPY if not hasattr(umath, n)}
+
+
+def stub_parameters(name):
+    """Each function of stub ``name`` with its parameter names."""
+    return {
+        node.name: [a.arg for a in node.args.posonlyargs + node.args.args + node.args.kwonlyargs]
+        for node in stub_nodes(name)
+        if isinstance(node, ast.FunctionDef)
+    }
+
+
+@pytest.mark.parametrize("name", ["regex", "strings"])
+def test_python_module_stubs_match(name):
+    import importlib
+    import inspect
+
+    module = importlib.import_module(f"stringdtype.{name}")
+    own = set(module.__all__) - set(np.strings.__all__) if name == "strings" else None
+    if name == "regex":
+        assert stub_names(name) == set(module.__all__)
+    else:
+        assert own <= stub_names(name) | set(getattr(module, "_BACKPORTS", ()))
+    for function, parameters in stub_parameters(name).items():
+        signature = inspect.signature(getattr(module, function))
+        assert list(signature.parameters) == parameters, function

@@ -5,18 +5,17 @@
 //! They are real `np.ufunc` objects, so broadcasting, `out=`, `where=` and strides come
 //! from NumPy; `stringdtype.strings` wraps them with `np.strings`' signatures.
 
-use std::ffi::{c_int, CStr};
+use std::ffi::CStr;
 use std::ptr;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 
-use super::registry::{register_on, Dt, LoopDef};
+use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::NaKind;
 use crate::element::read_view;
-use crate::ffi::PyUFunc_FromFuncAndData;
 use crate::ffi::StridedLoop;
 use crate::loops::{operand, ufunc_loop, Output};
 use crate::unicode::{tables, PythonTables};
@@ -58,73 +57,31 @@ case_ops! {
     Casefold: c"casefold", c"Element-wise str.casefold.", casefold, None;
 }
 
-/// A new ufunc with no loops of its own, named `name` (NumPy keeps the pointers, so they
-/// must be static).
-pub(super) fn new_ufunc<'py>(
-    py: Python<'py>,
-    name: &'static CStr,
-    doc: &'static CStr,
-    nin: c_int,
-    nout: c_int,
-) -> PyResult<Bound<'py, PyAny>> {
-    // SAFETY: with no legacy loops the function, data and type arrays are never read;
-    // identity -1 is `PyUFunc_None`; name and doc are static.
-    unsafe {
-        let ufunc = PyUFunc_FromFuncAndData(
-            ptr::null(),
-            ptr::null(),
-            ptr::null(),
-            0,
-            nin,
-            nout,
-            -1,
-            name.as_ptr(),
-            doc.as_ptr(),
-            0,
-        );
-        Bound::from_owned_ptr_or_err(py, ufunc)
-    }
-}
-
 /// Creates the package's ufuncs, registers their loops and adds them to `module`.
 pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    let py = module.py();
     for &(name, doc, strided) in CASE_UFUNCS {
-        let ufunc = new_ufunc(py, name, doc, 1, 1)?;
-        register_on(
-            py,
-            &ufunc,
+        add_own_ufunc(
+            module,
+            name,
+            doc,
+            1,
             &LoopDef::new("", &[Dt::Ours, Dt::Ours], strided),
         )?;
-        module.add(name.to_str().expect("ASCII"), ufunc)?;
     }
-    let nbytes = new_ufunc(
-        py,
+    add_own_ufunc(
+        module,
         c"_utf8_nbytes",
         c"UTF-8 byte length of each string.",
         1,
-        1,
-    )?;
-    register_on(
-        py,
-        &nbytes,
         &LoopDef::new("", &[Dt::Ours, Dt::Int64], nbytes_loop),
     )?;
-    module.add("_utf8_nbytes", nbytes)?;
-    let encode = new_ufunc(
-        py,
+    add_own_ufunc(
+        module,
         c"_encode_utf8",
         c"UTF-8 bytes into a given S array.",
         1,
-        1,
-    )?;
-    register_on(
-        py,
-        &encode,
         &LoopDef::new("", &[Dt::Ours, Dt::Bytes], encode_loop),
-    )?;
-    module.add("_encode_utf8", encode)?;
-    Ok(())
+    )
 }
 
 fn case_error() -> PyErr {

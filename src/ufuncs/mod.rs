@@ -7,6 +7,7 @@
 mod basic;
 mod case;
 mod own;
+mod regex;
 mod registry;
 mod search;
 mod transform;
@@ -37,6 +38,7 @@ pub fn register_all(py: Python<'_>) -> PyResult<()> {
 /// ufuncs the running NumPy lacks), registers their loops and adds them to `module`.
 pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     case::add_ufuncs(module)?;
+    regex::add_ufuncs(module)?;
     let missing = numpy_loops().filter(|def| !rules().numpy_has_ufunc(def.ufunc));
     own::add_missing(module, missing)
 }

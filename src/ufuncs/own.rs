@@ -7,8 +7,7 @@ use std::ffi::{c_int, CStr};
 
 use pyo3::prelude::*;
 
-use super::case::new_ufunc;
-use super::registry::{register_on, LoopDef};
+use super::registry::{new_ufunc, register_on, LoopDef};
 
 /// Name, number of inputs and docstring of each ufunc that may be missing.
 const MAY_BE_MISSING: [(&CStr, c_int, &CStr); 7] = [

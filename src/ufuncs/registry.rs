@@ -2,7 +2,8 @@
 //! loop; [`register_on`] adds it (and its uint64 twin) to the ufunc with the promoters
 //! that let `U`, Python `str` and any integer DType reach it.
 
-use std::ffi::{c_int, c_void, CString};
+use std::ffi::{c_int, c_void, CStr, CString};
+use std::ptr;
 
 use pyo3::ffi::{self as pyffi, PyObject, PyType_Slot};
 use pyo3::prelude::*;
@@ -88,6 +89,50 @@ impl LoopDef {
             ..self
         }
     }
+}
+
+/// A new ufunc with no loops of its own, named `name` (NumPy keeps the pointers, so they
+/// must be static).
+pub fn new_ufunc<'py>(
+    py: Python<'py>,
+    name: &'static CStr,
+    doc: &'static CStr,
+    nin: c_int,
+    nout: c_int,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: with no legacy loops the function, data and type arrays are never read;
+    // identity -1 is `PyUFunc_None`; name and doc are static.
+    unsafe {
+        let ufunc = PyUFunc_FromFuncAndData(
+            ptr::null(),
+            ptr::null(),
+            ptr::null(),
+            0,
+            nin,
+            nout,
+            -1,
+            name.as_ptr(),
+            doc.as_ptr(),
+            0,
+        );
+        Bound::from_owned_ptr_or_err(py, ufunc)
+    }
+}
+
+/// Creates the ufunc `name` with `nin` inputs and `def`'s loop (whose DTypes give the
+/// number of outputs), and adds it to `module`.
+pub fn add_own_ufunc(
+    module: &Bound<'_, PyModule>,
+    name: &'static CStr,
+    doc: &'static CStr,
+    nin: c_int,
+    def: &LoopDef,
+) -> PyResult<()> {
+    let py = module.py();
+    let nout = def.dtypes.len() as c_int - nin;
+    let ufunc = new_ufunc(py, name, doc, nin, nout)?;
+    register_on(py, &ufunc, def)?;
+    module.add(name.to_str().expect("ASCII"), ufunc)
 }
 
 fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {

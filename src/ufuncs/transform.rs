@@ -78,7 +78,7 @@ strip_sides! {
 /// computed in registers); `element` runs where it returns `None`. When the output's
 /// arena is no input's (a new array, or `out=` another array), results go straight from
 /// the inputs into it; otherwise they are copied out first.
-fn for_each_output<'a, const N: usize, F>(
+pub(super) fn for_each_output<'a, const N: usize, F>(
     args: &Args,
     locks: &mut ArenaLocks<'a>,
     inputs: [usize; N],

@@ -21,6 +21,7 @@ pub mod repeat;
 pub mod replace;
 pub mod search;
 pub mod slice;
+pub mod split;
 pub mod strip;
 pub mod unicode;
 
@@ -38,6 +39,7 @@ pub use repeat::repeat;
 pub use replace::{replace, replace_with};
 pub use search::{count, endswith, find, rfind, startswith, Needle};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
+pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
 pub use unicode::{CaseMapping, UnicodeTables};
 

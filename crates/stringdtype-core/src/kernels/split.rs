@@ -1,0 +1,292 @@
+//! `split` and `rsplit`: the byte ranges of the pieces of a string, as Python's
+//! `str.split(sep, maxsplit)` and `str.rsplit(sep, maxsplit)` cut it.
+
+use std::ops::Range;
+
+use memchr::memmem::{Finder, FinderRev};
+
+use super::strip::is_ascii_space;
+use super::unicode::{decode_at, decode_before, UnicodeTables};
+
+/// What to split at: runs of whitespace (`sep=None`) or a non-empty separator.
+pub enum SplitAt<'a> {
+    Whitespace,
+    Separator(Box<Separator<'a>>),
+}
+
+/// A non-empty separator, prepared for searching in both directions.
+pub struct Separator<'a> {
+    forward: Finder<'a>,
+    backward: FinderRev<'a>,
+}
+
+impl<'a> Separator<'a> {
+    /// `None` for an empty separator, which Python refuses (`ValueError: empty separator`).
+    pub fn new(sep: &'a [u8]) -> Option<Separator<'a>> {
+        (!sep.is_empty()).then(|| Separator {
+            forward: Finder::new(sep),
+            backward: FinderRev::new(sep),
+        })
+    }
+
+    fn len(&self) -> usize {
+        self.forward.needle().len()
+    }
+}
+
+/// Appends to `pieces` the ranges of `s.split(sep, maxsplit)` (or of `s.rsplit(...)`
+/// when `right`), in order. A negative `maxsplit` means no limit.
+pub fn split<U: UnicodeTables + ?Sized>(
+    s: &[u8],
+    at: &SplitAt<'_>,
+    maxsplit: i64,
+    right: bool,
+    tables: &U,
+    pieces: &mut Vec<Range<usize>>,
+) {
+    let max = usize::try_from(maxsplit).unwrap_or(usize::MAX);
+    let first = pieces.len();
+    match (at, right) {
+        (SplitAt::Whitespace, false) => split_whitespace(s, max, tables, pieces),
+        (SplitAt::Whitespace, true) => rsplit_whitespace(s, max, tables, pieces),
+        (SplitAt::Separator(sep), false) => {
+            let mut start = 0;
+            for _ in 0..max {
+                let Some(found) = sep.forward.find(&s[start..]) else {
+                    break;
+                };
+                pieces.push(start..start + found);
+                start += found + sep.len();
+            }
+            pieces.push(start..s.len());
+        }
+        (SplitAt::Separator(sep), true) => {
+            let mut end = s.len();
+            for _ in 0..max {
+                let Some(found) = sep.backward.rfind(&s[..end]) else {
+                    break;
+                };
+                pieces.push(found + sep.len()..end);
+                end = found;
+            }
+            pieces.push(0..end);
+        }
+    }
+    if right {
+        pieces[first..].reverse();
+    }
+}
+
+/// The width of the whitespace character at byte `i` of `s`, or 0.
+#[inline]
+fn space_at<U: UnicodeTables + ?Sized>(s: &[u8], i: usize, tables: &U) -> usize {
+    match s[i] {
+        byte if byte < 0x80 => usize::from(is_ascii_space(byte)),
+        _ => match decode_at(s, i) {
+            (c, width) if tables.is_space(c) => width,
+            _ => 0,
+        },
+    }
+}
+
+/// The width of the whitespace character that ends at byte `end` of `s`, or 0.
+#[inline]
+fn space_before<U: UnicodeTables + ?Sized>(s: &[u8], end: usize, tables: &U) -> usize {
+    match s[end - 1] {
+        byte if byte < 0x80 => usize::from(is_ascii_space(byte)),
+        _ => match decode_before(s, end) {
+            (c, width) if tables.is_space(c) => width,
+            _ => 0,
+        },
+    }
+}
+
+/// The width of the character at byte `i` of `s` that is not whitespace, or 0.
+#[inline]
+fn word_at<U: UnicodeTables + ?Sized>(s: &[u8], i: usize, tables: &U) -> usize {
+    match s[i] {
+        byte if byte < 0x80 => usize::from(!is_ascii_space(byte)),
+        _ => match decode_at(s, i) {
+            (c, width) if !tables.is_space(c) => width,
+            _ => 0,
+        },
+    }
+}
+
+/// The width of the character that ends at byte `end` of `s` and is not whitespace, or 0.
+#[inline]
+fn word_before<U: UnicodeTables + ?Sized>(s: &[u8], end: usize, tables: &U) -> usize {
+    match s[end - 1] {
+        byte if byte < 0x80 => usize::from(!is_ascii_space(byte)),
+        _ => match decode_before(s, end) {
+            (c, width) if !tables.is_space(c) => width,
+            _ => 0,
+        },
+    }
+}
+
+/// Skips forward from `i` over characters of width `width(s, i)` > 0.
+#[inline]
+fn skip_forward(s: &[u8], mut i: usize, width: impl Fn(&[u8], usize) -> usize) -> usize {
+    while i < s.len() {
+        match width(s, i) {
+            0 => break,
+            w => i += w,
+        }
+    }
+    i
+}
+
+/// Skips backward from `end` over characters of width `width(s, end)` > 0.
+#[inline]
+fn skip_backward(s: &[u8], mut end: usize, width: impl Fn(&[u8], usize) -> usize) -> usize {
+    while end > 0 {
+        match width(s, end) {
+            0 => break,
+            w => end -= w,
+        }
+    }
+    end
+}
+
+fn split_whitespace<U: UnicodeTables + ?Sized>(
+    s: &[u8],
+    max: usize,
+    tables: &U,
+    pieces: &mut Vec<Range<usize>>,
+) {
+    let space = |s: &[u8], i| space_at(s, i, tables);
+    let word = |s: &[u8], i| word_at(s, i, tables);
+    let mut i = 0;
+    for _ in 0..max {
+        i = skip_forward(s, i, space);
+        if i == s.len() {
+            return;
+        }
+        let start = i;
+        i = skip_forward(s, i, word);
+        pieces.push(start..i);
+    }
+    let i = skip_forward(s, i, space);
+    if i < s.len() {
+        pieces.push(i..s.len());
+    }
+}
+
+fn rsplit_whitespace<U: UnicodeTables + ?Sized>(
+    s: &[u8],
+    max: usize,
+    tables: &U,
+    pieces: &mut Vec<Range<usize>>,
+) {
+    let space = |s: &[u8], end| space_before(s, end, tables);
+    let word = |s: &[u8], end| word_before(s, end, tables);
+    let mut end = s.len();
+    for _ in 0..max {
+        end = skip_backward(s, end, space);
+        if end == 0 {
+            return;
+        }
+        let stop = end;
+        end = skip_backward(s, end, word);
+        pieces.push(end..stop);
+    }
+    let end = skip_backward(s, end, space);
+    if end > 0 {
+        pieces.push(0..end);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::unicode::RustTables;
+
+    fn run(s: &str, sep: Option<&str>, maxsplit: i64, right: bool) -> Vec<String> {
+        let at = match sep {
+            None => SplitAt::Whitespace,
+            Some(sep) => SplitAt::Separator(Box::new(Separator::new(sep.as_bytes()).unwrap())),
+        };
+        // Pieces are appended after what the vector held.
+        let mut pieces = Vec::new();
+        pieces.push(0..0);
+        split(s.as_bytes(), &at, maxsplit, right, &RustTables, &mut pieces);
+        assert_eq!(pieces[0], 0..0);
+        pieces[1..]
+            .iter()
+            .map(|r| s[r.clone()].to_string())
+            .collect()
+    }
+
+    /// `(string, sep, maxsplit, str.split, str.rsplit)`, from Python 3.11.
+    type Case = (
+        &'static str,
+        Option<&'static str>,
+        i64,
+        &'static [&'static str],
+        &'static [&'static str],
+    );
+
+    const CASES: &[Case] = &[
+        ("", None, -1, &[], &[]),
+        ("", Some(","), -1, &[""], &[""]),
+        ("   ", None, -1, &[], &[]),
+        ("  a  b c ", None, -1, &["a", "b", "c"], &["a", "b", "c"]),
+        ("  a  b c ", None, 1, &["a", "b c "], &["  a  b", "c"]),
+        ("  a  b c ", None, 0, &["a  b c "], &["  a  b c"]),
+        (
+            "a\u{3000}b\u{85}c\u{a0}d",
+            None,
+            -1,
+            &["a", "b", "c", "d"],
+            &["a", "b", "c", "d"],
+        ),
+        ("é\u{2028}ü x", None, 1, &["é", "ü x"], &["é\u{2028}ü", "x"]),
+        (
+            "a,b,,c,",
+            Some(","),
+            -1,
+            &["a", "b", "", "c", ""],
+            &["a", "b", "", "c", ""],
+        ),
+        (
+            "a,b,,c,",
+            Some(","),
+            2,
+            &["a", "b", ",c,"],
+            &["a,b,", "c", ""],
+        ),
+        ("a,b", Some(","), 0, &["a,b"], &["a,b"]),
+        ("aaa", Some("aa"), -1, &["", "a"], &["a", ""]),
+        ("xαβxαβ", Some("αβ"), -1, &["x", "x", ""], &["x", "x", ""]),
+        ("no sep", Some("::"), -1, &["no sep"], &["no sep"]),
+        (
+            "a\x00b\x00",
+            Some("\x00"),
+            -1,
+            &["a", "b", ""],
+            &["a", "b", ""],
+        ),
+    ];
+
+    #[test]
+    fn split_and_rsplit_as_python() {
+        for &(s, sep, maxsplit, split, rsplit) in CASES {
+            assert_eq!(
+                run(s, sep, maxsplit, false),
+                split,
+                "{s:?}.split({sep:?}, {maxsplit})"
+            );
+            assert_eq!(
+                run(s, sep, maxsplit, true),
+                rsplit,
+                "{s:?}.rsplit({sep:?}, {maxsplit})"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_separator_is_refused() {
+        assert!(Separator::new(b"").is_none());
+    }
+}

@@ -1,0 +1,332 @@
+//! Functions whose result per element is a list of strings (`split`, `rsplit`, and the
+//! regex `findall` and `split`), in Arrow's list layout: one 1-D StringDType array of
+//! every element's items and int64 offsets (element `i`'s items are
+//! `parts[offsets[i]:offsets[i + 1]]`); and `join`, which puts such lists back together.
+//! The work runs with the GIL released, except the regex elements that only Python's
+//! `re` answers, which run afterwards with no lock held.
+
+use pyo3::exceptions::{PyMemoryError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyTuple;
+use stringdtype_core::kernels::{split, Separator, SplitAt};
+use stringdtype_core::{Arena, View};
+
+use crate::descr::{new_descr, NaKind, StringDescr};
+use crate::error::CoreResultExt;
+use crate::ffi::PyArrayObject_fields;
+use crate::loops::reserve;
+use crate::ndarray::{array_from_views, numpy_array, Elements};
+use crate::regex::RegexProgram;
+use crate::unicode::tables;
+
+fn out_of_memory() -> PyErr {
+    PyMemoryError::new_err("cannot allocate the list items")
+}
+
+/// Lists of strings being built, in Arrow's list layout, with a flag per list for a
+/// missing element (which has no items).
+struct FlatLists {
+    views: Vec<View>,
+    arena: Arena,
+    offsets: Vec<i64>,
+    missing: Vec<bool>,
+}
+
+impl FlatLists {
+    fn with_rows(rows: usize) -> PyResult<FlatLists> {
+        let mut offsets = Vec::new();
+        let mut missing = Vec::new();
+        offsets.try_reserve(rows + 1).map_err(|_| out_of_memory())?;
+        missing.try_reserve(rows).map_err(|_| out_of_memory())?;
+        offsets.push(0);
+        Ok(FlatLists {
+            views: Vec::new(),
+            arena: Arena::new(),
+            offsets,
+            missing,
+        })
+    }
+
+    /// Adds an item (`None`: a missing one) to the current list.
+    #[inline]
+    fn push(&mut self, item: Option<&[u8]>) -> PyResult<()> {
+        let view = match item {
+            Some(bytes) => self.arena.store(bytes).py()?,
+            None => View::NA,
+        };
+        self.views.try_reserve(1).map_err(|_| out_of_memory())?;
+        self.views.push(view);
+        Ok(())
+    }
+
+    /// Ends the current list.
+    #[inline]
+    fn end_list(&mut self, missing: bool) {
+        self.offsets.push(self.views.len() as i64);
+        self.missing.push(missing);
+    }
+
+    /// The items of list `i` so far.
+    fn list(&self, i: usize) -> &[View] {
+        &self.views[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+    }
+
+    /// `(parts, offsets, missing)` as NumPy arrays, `parts` with the fresh descriptor
+    /// `descr`.
+    fn into_arrays<'py>(
+        self,
+        py: Python<'py>,
+        descr: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyTuple>> {
+        let parts = array_from_views(py, descr, &self.views, self.arena)?;
+        let offsets = numpy_array(py, "int64", &self.offsets)?;
+        let missing: Vec<u8> = self.missing.iter().map(|&m| m as u8).collect();
+        let missing = numpy_array(py, "bool", &missing)?;
+        PyTuple::new(py, [parts, offsets, missing])
+    }
+}
+
+/// A fresh descriptor as a Python object.
+fn owned_descr(py: Python<'_>, descr: *mut crate::ffi::PyArray_Descr) -> Bound<'_, PyAny> {
+    // SAFETY: `new_descr` and `clone_params` return a new reference.
+    unsafe { Bound::from_owned_ptr(py, descr.cast()) }
+}
+
+/// _split_flat(array, sep, maxsplit, right)
+/// --
+///
+/// ``str.split(sep, maxsplit)`` (``str.rsplit`` if ``right``) of every element of
+/// ``array`` in C order, as ``(parts, offsets, missing)``: the pieces in one 1-D array of
+/// ``array``'s dtype, int64 offsets, and a bool per element that is a missing value that
+/// is not a string (its list is one missing item).
+#[pyfunction]
+pub fn _split_flat<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyAny>,
+    sep: Option<&str>,
+    maxsplit: i64,
+    right: bool,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let descr = StringDescr::of_ndarray(array, "split")?;
+    let at = match sep {
+        None => SplitAt::Whitespace,
+        Some(sep) => {
+            let sep = Separator::new(sep.as_bytes())
+                .ok_or_else(|| PyValueError::new_err("empty separator"))?;
+            SplitAt::Separator(Box::new(sep))
+        }
+    };
+    let elements = Elements::of(array, descr);
+    let state = descr.state();
+    let flat = py.detach(|| {
+        let arena = state.arena.read();
+        let mut flat = FlatLists::with_rows(elements.len())?;
+        let mut pieces = Vec::new();
+        for view in elements.views() {
+            let s = match (&state.na, view.is_na()) {
+                (_, false) => arena.get(&view).py()?,
+                (NaKind::String(default), true) => default,
+                (_, true) => {
+                    flat.push(None)?;
+                    flat.end_list(true);
+                    continue;
+                }
+            };
+            pieces.clear();
+            split(s, &at, maxsplit, right, tables(), &mut pieces);
+            for piece in &pieces {
+                flat.push(Some(&s[piece.clone()]))?;
+            }
+            flat.end_list(false);
+        }
+        Ok::<_, PyErr>(flat)
+    })?;
+    flat.into_arrays(py, &owned_descr(py, descr.clone_params(py)?))
+}
+
+/// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
+/// C-contiguous int64 array, non-decreasing from 0 or more to at most `parts`.
+fn read_offsets(offsets: &Bound<'_, PyAny>, parts: usize) -> PyResult<Vec<i64>> {
+    let np = offsets.py().import("numpy")?;
+    let is_int64 = np
+        .getattr("ndarray")
+        .and_then(|t| offsets.is_instance(&t))?
+        && offsets.getattr("dtype")?.eq(np.getattr("int64")?)?
+        && offsets.getattr("ndim")?.extract::<usize>()? == 1
+        && offsets
+            .getattr("flags")?
+            .getattr("c_contiguous")?
+            .is_truthy()?;
+    if !is_int64 {
+        return Err(PyValueError::new_err(
+            "offsets must be a 1-D contiguous int64 array",
+        ));
+    }
+    // SAFETY: a 1-D, C-contiguous int64 ndarray (checked above).
+    let values = unsafe {
+        let fields = &*(offsets.as_ptr() as *const PyArrayObject_fields);
+        let n = *fields.dimensions as usize;
+        std::slice::from_raw_parts(fields.data as *const i64, n).to_vec()
+    };
+    let ordered = values.windows(2).all(|w| w[0] <= w[1]);
+    let in_range = values.first().is_none_or(|&first| first >= 0)
+        && values
+            .last()
+            .is_none_or(|&last| last as u64 <= parts as u64);
+    if values.is_empty() || !ordered || !in_range {
+        return Err(PyValueError::new_err(format!(
+            "offsets must be non-decreasing, start at 0 or more and end at most at the \
+             number of parts ({parts}), with at least one entry"
+        )));
+    }
+    Ok(values)
+}
+
+/// _join_flat(sep, parts, offsets)
+/// --
+///
+/// ``sep.join(parts[offsets[i]:offsets[i + 1]])`` for each ``i``, as a 1-D array of
+/// ``parts``' dtype; a list with a missing item that is not a string is missing.
+#[pyfunction]
+pub fn _join_flat<'py>(
+    py: Python<'py>,
+    sep: &str,
+    parts: &Bound<'py, PyAny>,
+    offsets: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let descr = StringDescr::of_ndarray(parts, "join")?;
+    if parts.getattr("ndim")?.extract::<usize>()? != 1 {
+        return Err(PyValueError::new_err("parts must be a 1-D array"));
+    }
+    let elements = Elements::of(parts, descr);
+    let offsets = read_offsets(offsets, elements.len())?;
+    let state = descr.state();
+    let sep = sep.as_bytes();
+    let (views, arena) = py.detach(|| {
+        let source = state.arena.read();
+        let items: Vec<View> = elements.views().collect();
+        let mut arena = Arena::new();
+        let mut views = Vec::new();
+        views
+            .try_reserve(offsets.len() - 1)
+            .map_err(|_| out_of_memory())?;
+        let mut scratch = Vec::new();
+        for w in offsets.windows(2) {
+            scratch.clear();
+            let mut missing = false;
+            for (k, view) in items[w[0] as usize..w[1] as usize].iter().enumerate() {
+                let item = match (&state.na, view.is_na()) {
+                    (_, false) => source.get(view).py()?,
+                    (NaKind::String(default), true) => default,
+                    (_, true) => {
+                        missing = true;
+                        break;
+                    }
+                };
+                reserve(&mut scratch, sep.len() + item.len())?;
+                if k > 0 {
+                    scratch.extend_from_slice(sep);
+                }
+                scratch.extend_from_slice(item);
+            }
+            views.push(if missing {
+                View::NA
+            } else {
+                arena.store(&scratch).py()?
+            });
+        }
+        Ok::<_, PyErr>((views, arena))
+    })?;
+    array_from_views(py, &owned_descr(py, descr.clone_params(py)?), &views, arena)
+}
+
+/// _regex_lists(program, array)
+/// --
+///
+/// The items of a ``findall`` or ``split`` regex program for every element of ``array``
+/// in C order, as ``(parts, offsets, missing)`` (see ``_split_flat``); ``parts`` has
+/// ``StringDType(na_object=None)`` (``re.split`` gives ``None`` for a group that did not
+/// take part); an element that is a NaN-like missing value has no items (and is flagged),
+/// one that is neither NaN-like nor a string is an error.
+#[pyfunction]
+pub fn _regex_lists<'py>(
+    py: Python<'py>,
+    program: &Bound<'py, RegexProgram>,
+    array: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyTuple>> {
+    let descr = StringDescr::of_ndarray(array, "findall")?;
+    let program = program.get().program()?;
+    let elements = Elements::of(array, descr);
+    let state = descr.state();
+    let (flat, pending) = py.detach(|| {
+        let arena = state.arena.read();
+        let mut flat = FlatLists::with_rows(elements.len())?;
+        let mut pending = Vec::new();
+        for (i, view) in elements.views().enumerate() {
+            let s = match (&state.na, view.is_na()) {
+                (_, false) => arena.get(&view).py()?,
+                (NaKind::String(default), true) => default,
+                (NaKind::NanLike, true) => {
+                    flat.end_list(true);
+                    continue;
+                }
+                (_, true) => {
+                    return Err(PyValueError::new_err(
+                        "regular expressions cannot be used with a null that is not a \
+                         string or NaN-like",
+                    ))
+                }
+            };
+            if !program.items(s, |item| flat.push(item))? {
+                pending.push((i, s.to_vec()));
+            }
+            flat.end_list(false);
+        }
+        Ok::<_, PyErr>((flat, pending))
+    })?;
+    let flat = if pending.is_empty() {
+        flat
+    } else {
+        merge_python_lists(&program, flat, pending)?
+    };
+    flat.into_arrays(
+        py,
+        &owned_descr(py, new_descr(py, Some(&py.None().into_bound(py)), true)?),
+    )
+}
+
+/// `flat` with the lists of the `pending` elements (left empty) made by the program's
+/// Python callable, which returns a list of `str` or `None` items.
+fn merge_python_lists(
+    program: &crate::regex::Program,
+    mut flat: FlatLists,
+    pending: Vec<(usize, Vec<u8>)>,
+) -> PyResult<FlatLists> {
+    let rows = flat.missing.len();
+    let mut answers = Vec::with_capacity(pending.len());
+    for (i, s) in pending {
+        let items: Vec<Option<String>> = program.call_python(&s, |r| r.extract())?;
+        answers.push((i, items));
+    }
+    let mut merged = FlatLists::with_rows(rows)?;
+    // The views copied below point into `flat`'s arena: it becomes the merged lists'
+    // arena, and holds Python's items too.
+    merged.arena = std::mem::replace(&mut flat.arena, Arena::new());
+    let mut answers = answers.into_iter().peekable();
+    for i in 0..rows {
+        if answers.peek().is_some_and(|(row, _)| *row == i) {
+            let (_, items) = answers.next().expect("peeked");
+            for item in &items {
+                merged.push(item.as_deref().map(str::as_bytes))?;
+            }
+        } else {
+            merged
+                .views
+                .try_reserve(flat.list(i).len())
+                .map_err(|_| out_of_memory())?;
+            merged.views.extend_from_slice(flat.list(i));
+        }
+        merged.end_list(flat.missing[i]);
+    }
+    Ok(merged)
+}
