@@ -1107,7 +1107,3 @@ def main(argv: list[str] | None = None) -> int:
         + (f"; wrote {args.json}" if args.json else "")
     )
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

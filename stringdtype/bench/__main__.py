@@ -1,0 +1,7 @@
+"""``python -m stringdtype.bench``: run the benchmark (``--help`` lists the options)."""
+
+import sys
+
+from stringdtype.bench import main
+
+sys.exit(main())
