@@ -57,7 +57,7 @@ def run_dataset(
                 if runnable(op, contestant.key):
                     times[op][contestant.key] = Timing(error=f"creation failed: {error}")
             continue
-        memory[contestant.key] = measure_memory(contestant.key, d)
+        memory[contestant.key] = measure_memory(contestant, d)
         for op in ops:
             if runnable(op, contestant.key):
                 times[op][contestant.key] = _time_op(
