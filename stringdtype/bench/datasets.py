@@ -76,10 +76,9 @@ class Inputs:
     arrow_view: Any = None  # pa.string_view() array of the strings
     series: Any = None  # polars Series of the strings
     encoded: Any = None  # the strings as UTF-8, an ``S`` array (for decode)
-    a: Any = None
-
-    b: Any = None
-    dtype: Any = None
+    a: Any = None  # the contestant's container of the strings
+    b: Any = None  # and of the rotated strings
+    dtype: Any = None  # the contestant's NumPy dtype, if it has one
 
 
 def make_inputs(spec: DatasetSpec, strings: list[str]) -> Inputs:
