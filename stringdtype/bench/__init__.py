@@ -1,0 +1,143 @@
+"""Side-by-side benchmark of stringdtype against other string containers.
+
+Run it as ``python -m stringdtype.bench`` (``--help`` lists the options).  It times
+the same operations on the same seeded data for up to six contestants:
+
+* ``stringdtype``: this package's ``StringDType`` (Arrow string views in an arena);
+* ``numpy``: NumPy's own ``np.dtypes.StringDType()``, the baseline of every ratio;
+* ``U``: NumPy fixed-width unicode arrays;
+* ``object``: NumPy ``object`` arrays of ``str``; ``np.strings`` has no loops for
+  them, so string methods run as a Python loop over the elements (marked ``*``);
+* ``pyarrow``: ``pyarrow.compute`` on a ``pa.string()`` array;
+* ``polars``: a ``pl.Series`` and its ``.str`` namespace.
+
+A contestant that cannot be imported is skipped with a note; an operation that a
+contestant lacks is shown as ``n/a``; an exception is caught and shown as
+``error: ...`` so one failing kernel never stops the run.  Each time is the best of
+``--repeat`` runs after one warm-up (fewer once a cell has used up its ``--budget``
+of seconds; a warm-up slower than the budget is the measurement), with the garbage
+collector off and the result's deallocation excluded.  stringdtype's results are
+checked against NumPy's StringDType on a sample of elements; a difference is reported
+as ``error: wrong result ...``.  ``--json PATH`` stores everything for
+``docs/plot_bench.py``; the memory section reports the bytes each container holds.
+
+The modules, each importing only those listed before it: ``libraries`` (the optional
+imports and ``attempt``), ``datasets``, ``contestants``, ``rows`` (how a table row is
+written), ``string_ops`` and ``operations`` (the table ``OPS``), ``timing``, ``runner``
+(one data set), ``report`` (tables, header, JSON) and this one (the command line).  A new
+row joins a group of ``string_ops`` or ``operations``; a new family of rows gets a module
+of its own beside ``string_ops``, joined into ``OPS`` in ``operations``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import faulthandler
+import json
+import sys
+import time
+from collections.abc import Callable
+
+from .contestants import all_contestants
+from .datasets import DATASETS, SEED
+from .operations import OPS
+from .report import print_header, report_dataset, string_view_support, to_json
+from .runner import run_dataset
+
+__all__ = ["main", "parse_args"]
+
+
+def _csv(choices: list[str], what: str) -> Callable[[str], list[str]]:
+    def parse(text: str) -> list[str]:
+        names = [x.strip() for x in text.split(",") if x.strip()]
+        unknown = [x for x in names if x not in choices]
+        if unknown:
+            raise argparse.ArgumentTypeError(
+                f"unknown {what} {', '.join(unknown)}; choose from {', '.join(choices)}"
+            )
+        return names
+
+    return parse
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    contestant_keys = [c.key for c in all_contestants()]
+    p = argparse.ArgumentParser(
+        prog="python -m stringdtype.bench",
+        description="Benchmark stringdtype against NumPy StringDType, U, object, "
+        "pyarrow and polars; times are ratios to NumPy's StringDType.",
+    )
+    p.add_argument("--quick", action="store_true", help="data sets 100x smaller")
+    p.add_argument(
+        "--ops",
+        type=_csv(list(OPS), "op"),
+        default=list(OPS),
+        help="comma-separated ops (default: all): " + ",".join(OPS),
+    )
+    p.add_argument(
+        "--datasets",
+        type=_csv(list(DATASETS), "data set"),
+        default=list(DATASETS),
+        help="comma-separated: short,medium,long",
+    )
+    p.add_argument(
+        "--contestants",
+        type=_csv(contestant_keys, "contestant"),
+        default=contestant_keys,
+        help="comma-separated (default: all importable): " + ",".join(contestant_keys),
+    )
+    p.add_argument("--repeat", type=int, default=5, help="timed runs per cell (best of)")
+    p.add_argument(
+        "--budget",
+        type=float,
+        default=0.2,
+        help="seconds per cell after which repeats stop (default 0.2); "
+        "a cell whose warm-up takes longer is timed by that one call",
+    )
+    p.add_argument("--json", metavar="PATH", help="write all results as JSON")
+    args = p.parse_args(argv)
+    if args.repeat < 1:
+        p.error("--repeat must be at least 1")
+    return args
+
+
+def _progress(msg: str) -> None:
+    if sys.stderr.isatty():
+        print(f"  ... {msg}", file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> int:
+    faulthandler.enable()  # a crash in an extension still names the op it was running
+    args = parse_args(argv)
+    everyone = [c for c in all_contestants() if c.key in args.contestants]
+    contestants = [c for c in everyone if c.available]
+    scale = 100 if args.quick else 1
+    specs = [
+        dataclasses.replace(DATASETS[name], n=DATASETS[name].n // scale) for name in args.datasets
+    ]
+    view_ops = string_view_support()
+    print_header(everyone, args.ops, view_ops)
+    config = {
+        "quick": args.quick,
+        "repeat": args.repeat,
+        "budget_s": args.budget,
+        "seed": SEED,
+        "argv": sys.argv[1:] if argv is None else argv,
+        "pyarrow_string_view_functions": view_ops,
+    }
+    results = []
+    started = time.perf_counter()
+    for spec in specs:
+        results.append(
+            run_dataset(spec, contestants, args.ops, args.repeat, args.budget, _progress)
+        )
+        print(report_dataset(results[-1], contestants), flush=True)
+        if args.json:  # after every data set, so a crash keeps what was measured
+            with open(args.json, "w", encoding="utf-8") as f:
+                json.dump(to_json(results, everyone, args.ops, config), f, indent=1)
+    print(
+        f"total {time.perf_counter() - started:.1f} s"
+        + (f"; wrote {args.json}" if args.json else "")
+    )
+    return 0
