@@ -111,7 +111,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_rebuild_dtype, m)?)?;
     m.add_class::<arrow::ArrowStringViewArray>()?;
     m.add_class::<regex::RegexProgram>()?;
-    m.add_function(wrap_pyfunction!(lists::_split_flat, m)?)?;
+    m.add_function(wrap_pyfunction!(lists::_split, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_join_flat, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_regex_lists, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;

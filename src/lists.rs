@@ -7,7 +7,7 @@
 
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
+use pyo3::types::{PyList, PyString, PyTuple};
 use stringdtype_core::kernels::{split, Separator, SplitAt};
 use stringdtype_core::{Arena, View};
 
@@ -71,18 +71,110 @@ impl FlatLists {
         &self.views[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
-    /// `(parts, offsets, missing)` as NumPy arrays, `parts` with the fresh descriptor
-    /// `descr`.
-    fn into_arrays<'py>(
+    /// The lists in the form the caller asked for: `(parts, offsets)` as NumPy arrays
+    /// (`parts` with the fresh descriptor `descr`), or an object array of `shape` whose
+    /// elements are Python lists.
+    fn finish<'py>(
         self,
         py: Python<'py>,
-        descr: &Bound<'py, PyAny>,
-    ) -> PyResult<Bound<'py, PyTuple>> {
-        let parts = array_from_views(py, descr, &self.views, self.arena)?;
-        let offsets = numpy_array(py, "int64", &self.offsets)?;
-        let missing: Vec<u8> = self.missing.iter().map(|&m| m as u8).collect();
-        let missing = numpy_array(py, "bool", &missing)?;
-        PyTuple::new(py, [parts, offsets, missing])
+        form: &Form<'py>,
+        descr: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        match form {
+            Form::Flat => {
+                let parts = array_from_views(py, &descr()?, &self.views, self.arena)?;
+                let offsets = numpy_array(py, "int64", &self.offsets)?;
+                Ok(PyTuple::new(py, [parts, offsets])?.into_any())
+            }
+            Form::Objects { shape, na, group } => self.into_objects(py, shape, na, *group),
+        }
+    }
+
+    /// An object array of `shape` holding each list as a Python list of `str` (`None`
+    /// for a missing item), of tuples of `group` items when `group > 1`; a missing
+    /// element holds `na`.
+    fn into_objects<'py>(
+        self,
+        py: Python<'py>,
+        shape: &Bound<'py, PyAny>,
+        na: &Bound<'py, PyAny>,
+        group: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let rows = self.missing.len();
+        let out = py
+            .import("numpy")?
+            .call_method1("empty", (rows, "object"))?;
+        let item = |view: &View| -> PyResult<Bound<'py, PyAny>> {
+            if view.is_na() {
+                return Ok(py.None().into_bound(py));
+            }
+            let bytes = self.arena.get(view).py()?;
+            let text = std::str::from_utf8(bytes)
+                .map_err(|_| PyValueError::new_err("a StringDType element is not valid UTF-8"))?;
+            Ok(PyString::new(py, text).into_any())
+        };
+        // SAFETY: a new, C-contiguous object array of `rows` elements, each a reference.
+        let data = unsafe { (*(out.as_ptr() as *const PyArrayObject_fields)).data }
+            .cast::<*mut pyo3::ffi::PyObject>();
+        for i in 0..rows {
+            let value = if self.missing[i] {
+                na.clone()
+            } else if group > 1 {
+                let tuples = self.list(i).chunks(group).map(|chunk| {
+                    let items = chunk.iter().map(item).collect::<PyResult<Vec<_>>>()?;
+                    PyTuple::new(py, items)
+                });
+                PyList::new(py, tuples.collect::<PyResult<Vec<_>>>()?)?.into_any()
+            } else {
+                let items = self
+                    .list(i)
+                    .iter()
+                    .map(item)
+                    .collect::<PyResult<Vec<_>>>()?;
+                PyList::new(py, items)?.into_any()
+            };
+            // SAFETY: element i exists; the array owns one reference per element (None
+            // until now), which is released for the new value's.
+            unsafe {
+                let slot = data.add(i);
+                let old = std::mem::replace(&mut *slot, value.into_ptr());
+                pyo3::ffi::Py_XDECREF(old);
+            }
+        }
+        out.call_method1("reshape", (shape,))
+    }
+}
+
+/// How a list function returns its lists.
+enum Form<'py> {
+    /// `(parts, offsets)`.
+    Flat,
+    /// An object array of lists (see `FlatLists::into_objects`).
+    Objects {
+        shape: Bound<'py, PyAny>,
+        na: Bound<'py, PyAny>,
+        group: usize,
+    },
+}
+
+impl<'py> Form<'py> {
+    /// The form for `objects` (else flat) with `array`'s shape, `na` for missing elements
+    /// and tuples of `group` items.
+    fn new(
+        array: &Bound<'py, PyAny>,
+        objects: bool,
+        na: Option<Bound<'py, PyAny>>,
+        group: usize,
+    ) -> PyResult<Form<'py>> {
+        Ok(if objects {
+            Form::Objects {
+                shape: array.getattr("shape")?,
+                na: na.unwrap_or_else(|| array.py().None().into_bound(array.py())),
+                group,
+            }
+        } else {
+            Form::Flat
+        })
     }
 }
 
@@ -92,21 +184,26 @@ fn owned_descr(py: Python<'_>, descr: *mut crate::ffi::PyArray_Descr) -> Bound<'
     unsafe { Bound::from_owned_ptr(py, descr.cast()) }
 }
 
-/// _split_flat(array, sep, maxsplit, right)
+/// _split(array, sep, maxsplit, right, objects=False, na=None)
 /// --
 ///
 /// ``str.split(sep, maxsplit)`` (``str.rsplit`` if ``right``) of every element of
-/// ``array`` in C order, as ``(parts, offsets, missing)``: the pieces in one 1-D array of
-/// ``array``'s dtype, int64 offsets, and a bool per element that is a missing value that
-/// is not a string (its list is one missing item).
+/// ``array`` in C order: ``(parts, offsets)``, the pieces in one 1-D array of ``array``'s
+/// dtype and int64 offsets (a missing value that is not a string is one missing piece);
+/// or, if ``objects``, an object array of ``array``'s shape holding lists (``na`` for a
+/// missing value that is not a string).
 #[pyfunction]
-pub fn _split_flat<'py>(
+#[pyo3(signature = (array, sep, maxsplit, right, objects=false, na=None))]
+pub fn _split<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
     sep: Option<&str>,
     maxsplit: i64,
     right: bool,
-) -> PyResult<Bound<'py, PyTuple>> {
+    objects: bool,
+    na: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let form = Form::new(array, objects, na, 1)?;
     let descr = StringDescr::of_ndarray(array, "split")?;
     let at = match sep {
         None => SplitAt::Whitespace,
@@ -141,7 +238,7 @@ pub fn _split_flat<'py>(
         }
         Ok::<_, PyErr>(flat)
     })?;
-    flat.into_arrays(py, &owned_descr(py, descr.clone_params(py)?))
+    flat.finish(py, &form, || Ok(owned_descr(py, descr.clone_params(py)?)))
 }
 
 /// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
@@ -240,20 +337,26 @@ pub fn _join_flat<'py>(
     array_from_views(py, &owned_descr(py, descr.clone_params(py)?), &views, arena)
 }
 
-/// _regex_lists(program, array)
+/// _regex_lists(program, array, objects=False, na=None, group=1)
 /// --
 ///
 /// The items of a ``findall`` or ``split`` regex program for every element of ``array``
-/// in C order, as ``(parts, offsets, missing)`` (see ``_split_flat``); ``parts`` has
+/// in C order, in the forms of ``_split``; flat ``parts`` have
 /// ``StringDType(na_object=None)`` (``re.split`` gives ``None`` for a group that did not
-/// take part); an element that is a NaN-like missing value has no items (and is flagged),
-/// one that is neither NaN-like nor a string is an error.
+/// take part), object lists hold tuples of ``group`` items when ``group > 1``. A NaN-like
+/// missing value is one missing item (or ``na``); a missing value that is neither
+/// NaN-like nor a string is an error.
 #[pyfunction]
+#[pyo3(signature = (program, array, objects=false, na=None, group=1))]
 pub fn _regex_lists<'py>(
     py: Python<'py>,
     program: &Bound<'py, RegexProgram>,
     array: &Bound<'py, PyAny>,
-) -> PyResult<Bound<'py, PyTuple>> {
+    objects: bool,
+    na: Option<Bound<'py, PyAny>>,
+    group: usize,
+) -> PyResult<Bound<'py, PyAny>> {
+    let form = Form::new(array, objects, na, group)?;
     let descr = StringDescr::of_ndarray(array, "findall")?;
     let program = program.get().program()?;
     let elements = Elements::of(array, descr);
@@ -267,6 +370,7 @@ pub fn _regex_lists<'py>(
                 (_, false) => arena.get(&view).py()?,
                 (NaKind::String(default), true) => default,
                 (NaKind::NanLike, true) => {
+                    flat.push(None)?;
                     flat.end_list(true);
                     continue;
                 }
@@ -289,10 +393,13 @@ pub fn _regex_lists<'py>(
     } else {
         merge_python_lists(&program, flat, pending)?
     };
-    flat.into_arrays(
-        py,
-        &owned_descr(py, new_descr(py, Some(&py.None().into_bound(py)), true)?),
-    )
+    let descr = || {
+        Ok(owned_descr(
+            py,
+            new_descr(py, Some(&py.None().into_bound(py)), true)?,
+        ))
+    };
+    flat.finish(py, &form, descr)
 }
 
 /// `flat` with the lists of the `pending` elements (left empty) made by the program's

@@ -8,7 +8,7 @@
 array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
 """
 
-from . import strings
+from . import regex, strings
 from ._core import StringDType, StringScalar, from_arrow, memory_info, memory_usage, to_arrow
 
 __all__ = [
@@ -17,6 +17,7 @@ __all__ = [
     "from_arrow",
     "memory_info",
     "memory_usage",
+    "regex",
     "strings",
     "to_arrow",
 ]

@@ -84,11 +84,20 @@ _regex_sub: np.ufunc
 _regex_extract: np.ufunc
 
 def _regex_lists(
-    program: RegexProgram, array: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+    program: RegexProgram,
+    array: np.ndarray,
+    objects: bool = False,
+    na: Any = None,
+    group: int = 1,
+) -> Any: ...
 
 # Lists of strings in Arrow's list layout (see stringdtype.strings.split_flat and join).
-def _split_flat(
-    array: np.ndarray, sep: str | None, maxsplit: int, right: bool
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]: ...
+def _split(
+    array: np.ndarray,
+    sep: str | None,
+    maxsplit: int,
+    right: bool,
+    objects: bool = False,
+    na: Any = None,
+) -> Any: ...
 def _join_flat(sep: str, parts: np.ndarray, offsets: np.ndarray) -> np.ndarray: ...

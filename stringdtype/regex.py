@@ -12,8 +12,10 @@ Each function takes a pattern (a ``str`` or an ``re.compile``\\ d pattern, with 
 ``flags`` of :mod:`re`), strings (a StringDType array, any array-like of ``str``, or one
 ``str``) and returns an array of the strings' shape: ``search``, ``match`` and
 ``fullmatch`` give bools, ``count`` int64, ``sub`` and ``extract`` StringDType arrays,
-``findall`` and ``split`` object arrays of lists (as ``np.char.split``). ``out=`` works
-as for a ufunc where the result is an array of one value per string.
+``findall`` and ``split`` object arrays of lists (as ``np.char.split``), and
+``findall_flat`` and ``split_flat`` the same lists without a Python object per item, in
+Arrow's list layout ``(parts, offsets)``. ``out=`` works as for a ufunc where the result
+is an array of one value per string.
 
 Python's syntax and meaning are the contract. The Rust engine (linear time in the string,
 for every pattern it runs) runs every pattern it can express with Python's meaning:
@@ -58,10 +60,12 @@ __all__ = [
     "escape",
     "extract",
     "findall",
+    "findall_flat",
     "fullmatch",
     "match",
     "search",
     "split",
+    "split_flat",
     "sub",
     "uses_engine",
 ]
@@ -217,27 +221,10 @@ def extract(pattern, a, group=1, flags=0, *, na_object=_UNSET, out=None):
     return result[()] if result.ndim == 0 else result
 
 
-def _object_lists(parts, offsets, missing, strings, program_groups):
-    """An object array of ``strings``' shape holding each element's list (tuples of
-    ``program_groups`` items for ``findall`` with several groups); a missing element
-    holds the ``na_object``."""
-    items = parts.tolist()
-    bounds = offsets.tolist()
+def _lists(program, a, group=1):
+    strings = _strings(a)
     na = getattr(strings.dtype, "na_object", None)
-    flags = missing.tolist()
-    if program_groups:
-        lists = [
-            na
-            if flags[i]
-            else [
-                tuple(items[k : k + program_groups])
-                for k in range(bounds[i], bounds[i + 1], program_groups)
-            ]
-            for i in range(len(flags))
-        ]
-    else:
-        lists = [na if flags[i] else items[bounds[i] : bounds[i + 1]] for i in range(len(flags))]
-    result = np.fromiter(lists, dtype=object, count=len(lists)).reshape(strings.shape)
+    result = _core._regex_lists(program, strings, True, na, group)
     return result[()] if result.ndim == 0 else result
 
 
@@ -245,11 +232,7 @@ def findall(pattern, a, flags=0):
     """``re.findall(pattern, s, flags)`` of each string: an object array of lists (of
     tuples when the pattern has several groups)."""
     compiled = _compile(pattern, flags)
-    program = _program(compiled, 0, "findall")
-    strings = _strings(a)
-    parts, offsets, missing = _core._regex_lists(program, strings)
-    groups = compiled.groups if compiled.groups > 1 else None
-    return _object_lists(parts, offsets, missing, strings, groups)
+    return _lists(_program(compiled, 0, "findall"), a, max(compiled.groups, 1))
 
 
 def split(pattern, a, maxsplit=0, flags=0):
@@ -257,10 +240,23 @@ def split(pattern, a, maxsplit=0, flags=0):
     lists (with each match's groups between the pieces, ``None`` for a group that did
     not take part)."""
     maxsplit = _index(maxsplit, "maxsplit")
-    program = _program(pattern, flags, "split", count=maxsplit)
-    strings = _strings(a)
-    parts, offsets, missing = _core._regex_lists(program, strings)
-    return _object_lists(parts, offsets, missing, strings, None)
+    return _lists(_program(pattern, flags, "split", count=maxsplit), a)
+
+
+def findall_flat(pattern, a, flags=0):
+    """:func:`findall` without a Python object per item: ``(parts, offsets)`` in Arrow's
+    list layout (see ``stringdtype.strings.split_flat``). With several groups, each match
+    gives its groups one after the other. ``parts`` has ``StringDType(na_object=None)``;
+    a NaN-like missing string gives one missing item."""
+    return _core._regex_lists(_program(pattern, flags, "findall"), _strings(a))
+
+
+def split_flat(pattern, a, maxsplit=0, flags=0):
+    """:func:`split` without a Python object per item: ``(parts, offsets)`` in Arrow's
+    list layout; a group that did not take part, and a NaN-like missing string, give a
+    missing item (``parts`` has ``StringDType(na_object=None)``)."""
+    maxsplit = _index(maxsplit, "maxsplit")
+    return _core._regex_lists(_program(pattern, flags, "split", count=maxsplit), _strings(a))
 
 
 def uses_engine(pattern, flags=0):

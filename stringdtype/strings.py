@@ -186,8 +186,7 @@ def split_flat(a, sep=None, maxsplit=-1):
     ``offsets`` int64 of one more than the number of strings: string ``i``'s pieces are
     ``parts[offsets[i]:offsets[i + 1]]``. A missing value that is not a string gives one
     missing piece, so ``join(sep, *split_flat(a, sep))`` gives ``a`` back."""
-    parts, offsets, _ = _core._split_flat(_strings(a), _sep(sep), _maxsplit(maxsplit), False)
-    return parts, offsets
+    return _core._split(_strings(a), _sep(sep), _maxsplit(maxsplit), False)
 
 
 def join(sep, parts, offsets):
@@ -203,11 +202,8 @@ def join(sep, parts, offsets):
 
 def _split(a, sep, maxsplit, right):
     strings = _strings(a)
-    parts, offsets, missing = _core._split_flat(strings, _sep(sep), _maxsplit(maxsplit), right)
-    items, bounds, flags = parts.tolist(), offsets.tolist(), missing.tolist()
     na = getattr(strings.dtype, "na_object", None)
-    lists = [na if flags[i] else items[bounds[i] : bounds[i + 1]] for i in range(len(flags))]
-    result = np.fromiter(lists, dtype=object, count=len(lists)).reshape(strings.shape)
+    result = _core._split(strings, _sep(sep), _maxsplit(maxsplit), right, True, na)
     return result[()] if result.ndim == 0 else result
 
 

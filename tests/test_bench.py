@@ -147,6 +147,7 @@ LAYERS = [
     "contestants",
     "rows",
     "string_ops",
+    "regex_ops",
     "operations",
     "timing",
     "runner",

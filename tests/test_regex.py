@@ -403,3 +403,24 @@ def test_threads_with_engine_and_python_patterns():
     for t in threads:
         t.join()
     assert not errors, errors
+
+
+@pytest.mark.parametrize("pattern", ["\\w+", "(\\w)(\\d)?", "\\s*,\\s*", "(,)|;", "(a)\\1", ""])
+def test_flat_forms_hold_the_same_lists(pattern):
+    strings = corpus(f"flat{pattern}", 60, np.nan)
+    a = array(strings, StringDType(na_object=np.nan))
+    for flat, lists in (
+        (sre.findall_flat(pattern, a), sre.findall(pattern, a)),
+        (sre.split_flat(pattern, a, 1), sre.split(pattern, a, 1)),
+    ):
+        parts, offsets = flat
+        assert parts.dtype == StringDType(na_object=None) and offsets.dtype == np.int64
+        items, bounds = parts.tolist(), offsets.tolist()
+        for i, want in enumerate(lists.tolist()):
+            got = items[bounds[i] : bounds[i + 1]]
+            if is_nan(want):
+                assert got == [None]
+            else:
+                assert got == [
+                    x for item in want for x in (item if isinstance(item, tuple) else (item,))
+                ]

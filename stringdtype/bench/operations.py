@@ -15,6 +15,7 @@ import numpy as np
 
 from .datasets import Inputs
 from .libraries import pa, pc, pl, sd
+from .regex_ops import REGEX_NOTES, REGEX_OPS, REGEX_VIA
 from .rows import Op, row
 from .string_ops import STRING_OPS
 
@@ -134,7 +135,7 @@ ARROW_OPS: dict[str, dict[str, Op]] = {
 # An empty row is an op this NumPy lacks.
 OPS: dict[str, dict[str, Op]] = {
     name: cells
-    for name, cells in {**ARRAY_OPS, **STRING_OPS, **ORDER_OPS, **ARROW_OPS}.items()
+    for name, cells in {**ARRAY_OPS, **STRING_OPS, **REGEX_OPS, **ORDER_OPS, **ARROW_OPS}.items()
     if cells
 }
 
@@ -148,6 +149,7 @@ NEEDS_MODULE = {
     "memcpy_arrow": "pyarrow",
 }
 NEEDS_SD_API = {
+    **{name: "regex" for name in REGEX_OPS if name.startswith("re_")},
     "to_arrow": "to_arrow",
     "from_arrow": "from_arrow",
     "from_arrow_view": "from_arrow",
@@ -168,11 +170,15 @@ OP_NOTES = {
     "partition": "partition: sep passed as a 0-d array of the array's dtype "
     "(NumPy 2.4 lacks the (StringDType, str) loop)",
     "copy": "copy: pyarrow and polars arrays are immutable (n/a)",
+    **REGEX_NOTES,
 }
 
 
 # Results compared through a transformation: argsort may order ties either way.
-VIA: dict[str, Callable[[Inputs, Any], Any]] = {"argsort": lambda d, out: d.a[out]}
+VIA: dict[str, Callable[[Inputs, Any], Any]] = {
+    "argsort": lambda d, out: d.a[out],
+    **REGEX_VIA,
+}
 
 
 def runnable(op: str, key: str) -> bool:

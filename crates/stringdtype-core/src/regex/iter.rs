@@ -207,7 +207,19 @@ impl Pattern {
 
     /// The number of matches: `len(re.findall(p, s))`.
     pub fn count(&self, haystack: &[u8]) -> Result<usize, NeedsPython> {
-        Ok(self.find_iter(haystack)?.count())
+        if self.can_match_empty() {
+            return Ok(self.find_iter(haystack)?.count());
+        }
+        // Every match is non-empty, so each search starts where the last one ended and
+        // only the ends matter: the engine's forward scan finds them alone.
+        let regex = &self.engines(haystack)?.search;
+        let mut count = 0;
+        let mut input = Input::new(haystack);
+        while let Some(end) = regex.search_half(&input) {
+            count += 1;
+            input.set_start(end.offset());
+        }
+        Ok(count)
     }
 
     /// `re.split(p, s, maxsplit)`: the pieces between matches, each followed by the

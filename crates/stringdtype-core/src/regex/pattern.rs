@@ -35,6 +35,9 @@ pub struct Pattern {
     flags: Flags,
     needs: Needs,
     disagreement: Option<Arc<ClassUnicode>>,
+    /// Whether some match can be empty (else matches never need Python's empty-match
+    /// rules).
+    nullable: bool,
     source: Source,
     at_end: Engines,
     before_newline: OnceLock<Option<Engines>>,
@@ -157,6 +160,7 @@ impl Pattern {
             .needs
             .unicode_boundary
             .then(|| Arc::clone(classes.word_disagreement()));
+        let nullable = translation.expr.nullable();
         let source = Source {
             expr: translation.expr,
             groups: parsed.groups as usize,
@@ -168,11 +172,17 @@ impl Pattern {
             flags: parsed.flags,
             needs: translation.needs,
             disagreement,
+            nullable,
             at_end: Engines::build(&source, Dollar::AtEnd)?,
             source,
             before_newline: OnceLock::new(),
             full: [OnceLock::new(), OnceLock::new()],
         })
+    }
+
+    /// Whether some match can be empty.
+    pub fn can_match_empty(&self) -> bool {
+        self.nullable
     }
 
     /// The pattern text.
