@@ -77,49 +77,26 @@ pub fn split<U: UnicodeTables + ?Sized>(
     }
 }
 
-/// The width of the whitespace character at byte `i` of `s`, or 0.
+/// The width of the character at byte `i` of `s` when it is whitespace (`space`) or
+/// not (`!space`), else 0.
 #[inline]
-fn space_at<U: UnicodeTables + ?Sized>(s: &[u8], i: usize, tables: &U) -> usize {
+fn width_at<U: UnicodeTables + ?Sized>(s: &[u8], i: usize, tables: &U, space: bool) -> usize {
     match s[i] {
-        byte if byte < 0x80 => usize::from(is_ascii_space(byte)),
+        byte if byte < 0x80 => usize::from(is_ascii_space(byte) == space),
         _ => match decode_at(s, i) {
-            (c, width) if tables.is_space(c) => width,
+            (c, width) if tables.is_space(c) == space => width,
             _ => 0,
         },
     }
 }
 
-/// The width of the whitespace character that ends at byte `end` of `s`, or 0.
+/// The same for the character that ends at byte `end` of `s`.
 #[inline]
-fn space_before<U: UnicodeTables + ?Sized>(s: &[u8], end: usize, tables: &U) -> usize {
+fn width_before<U: UnicodeTables + ?Sized>(s: &[u8], end: usize, tables: &U, space: bool) -> usize {
     match s[end - 1] {
-        byte if byte < 0x80 => usize::from(is_ascii_space(byte)),
+        byte if byte < 0x80 => usize::from(is_ascii_space(byte) == space),
         _ => match decode_before(s, end) {
-            (c, width) if tables.is_space(c) => width,
-            _ => 0,
-        },
-    }
-}
-
-/// The width of the character at byte `i` of `s` that is not whitespace, or 0.
-#[inline]
-fn word_at<U: UnicodeTables + ?Sized>(s: &[u8], i: usize, tables: &U) -> usize {
-    match s[i] {
-        byte if byte < 0x80 => usize::from(!is_ascii_space(byte)),
-        _ => match decode_at(s, i) {
-            (c, width) if !tables.is_space(c) => width,
-            _ => 0,
-        },
-    }
-}
-
-/// The width of the character that ends at byte `end` of `s` and is not whitespace, or 0.
-#[inline]
-fn word_before<U: UnicodeTables + ?Sized>(s: &[u8], end: usize, tables: &U) -> usize {
-    match s[end - 1] {
-        byte if byte < 0x80 => usize::from(!is_ascii_space(byte)),
-        _ => match decode_before(s, end) {
-            (c, width) if !tables.is_space(c) => width,
+            (c, width) if tables.is_space(c) == space => width,
             _ => 0,
         },
     }
@@ -155,8 +132,8 @@ fn split_whitespace<U: UnicodeTables + ?Sized>(
     tables: &U,
     pieces: &mut Vec<Range<usize>>,
 ) {
-    let space = |s: &[u8], i| space_at(s, i, tables);
-    let word = |s: &[u8], i| word_at(s, i, tables);
+    let space = |s: &[u8], i| width_at(s, i, tables, true);
+    let word = |s: &[u8], i| width_at(s, i, tables, false);
     let mut i = 0;
     for _ in 0..max {
         i = skip_forward(s, i, space);
@@ -179,8 +156,8 @@ fn rsplit_whitespace<U: UnicodeTables + ?Sized>(
     tables: &U,
     pieces: &mut Vec<Range<usize>>,
 ) {
-    let space = |s: &[u8], end| space_before(s, end, tables);
-    let word = |s: &[u8], end| word_before(s, end, tables);
+    let space = |s: &[u8], end| width_before(s, end, tables, true);
+    let word = |s: &[u8], end| width_before(s, end, tables, false);
     let mut end = s.len();
     for _ in 0..max {
         end = skip_backward(s, end, space);
