@@ -22,6 +22,9 @@ use crate::ffi::PyArray_Descr;
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
     let keep_na = dst_state.na != NaKind::Unset;
+    if pairs.n == 1 && copy_one_without_source(&pairs, keep_na) {
+        return Ok(());
+    }
     let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena], 1);
     let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
     pairs.for_each(|src, dst| {
@@ -37,6 +40,28 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         Ok(())
     })
 });
+
+/// The copy of one element whose view needs no arena (an inline string, or a missing
+/// value the destination keeps), which NumPy's `take`, fancy indexing and `copyto` with a
+/// mask ask for one element at a time: the source's arena is held only while its view is
+/// read (so a concurrent writer cannot tear it), then the destination's alone while the
+/// view is written; never both, so no lock order is needed. Returns false, having done
+/// nothing, for any other element.
+fn copy_one_without_source(pairs: &Pairs<'_>, keep_na: bool) -> bool {
+    let view = {
+        let _source = pairs.src().arena().read();
+        // SAFETY: the call's one source element, read under its arena's lock.
+        unsafe { read_view(pairs.src_ptr) }
+    };
+    if !(view.is_inline() || (view.is_na() && keep_na)) {
+        return false;
+    }
+    let mut arena = pairs.dst().arena().write();
+    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
+    // SAFETY: the call's one destination element, whose arena is locked for writing.
+    unsafe { write_element(&mut arena, pairs.dst_ptr, view, fresh) };
+    true
+}
 
 // ---------------------------------------------------------------------------------------
 // Fixed-width unicode ('U', UCS4) and bytes ('S')
