@@ -68,7 +68,9 @@ class Inputs:
 
     strings: list[str]
     rotated: list[str]  # the same strings shifted by one: the right operand of a < b
-    perm: np.ndarray  # a random permutation, for take
+    perm: np.ndarray  # a random permutation, for take and fancy assignment
+    mask: np.ndarray  # a random boolean mask, about half True, for mask selection
+    fixed: np.ndarray  # the strings as a NumPy `U` array, for casts from and to `U`
     scalar: str  # a value present in the data, for a == scalar
     width: int  # for center and zfill: a little over the longest string
     views: np.ndarray  # 16 * n bytes, for the memcpy yardstick
@@ -89,6 +91,8 @@ def make_inputs(spec: DatasetSpec, strings: list[str]) -> Inputs:
         strings=strings,
         rotated=strings[1:] + strings[:1],
         perm=rng.permutation(n),
+        mask=rng.random(n) < 0.5,
+        fixed=np.array(strings, dtype=str),
         scalar=strings[n // 2],
         width=spec.max_len + 4,
         views=np.ones(16 * n, dtype=np.uint8),

@@ -8,6 +8,7 @@ header, and the results that are compared through a transformation.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -27,6 +28,24 @@ def _pa_sort(d: Inputs) -> Any:
 def _copy_buffers(array: Any) -> list[np.ndarray]:
     """A copy of every buffer of a pyarrow array, as NumPy byte arrays."""
     return [np.copy(np.frombuffer(b, np.uint8)) for b in array.buffers() if b is not None]
+
+
+def _assign_permuted(d: Inputs) -> Any:
+    """``target[perm] = a`` into a target array made once per contestant (untimed)."""
+    target = d.__dict__.setdefault("_target", d.a.copy())
+    target[d.perm] = d.a
+    return target
+
+
+def _unique_unsorted() -> dict[str, Op]:
+    """``np.unique(a, sorted=False)``; an empty row where NumPy lacks ``sorted``."""
+    if "sorted" not in inspect.signature(np.unique).parameters:
+        return {}
+    return row(
+        lambda d: np.unique(d.a, sorted=False),
+        pyarrow=lambda d: pc.unique(d.a),
+        polars=lambda d: d.a.unique(maintain_order=False),
+    )
 
 
 def _pl_arrow_view(d: Inputs) -> Any:
@@ -50,6 +69,24 @@ ARRAY_OPS: dict[str, dict[str, Op]] = {
         lambda d: d.a[d.perm],
         pyarrow=lambda d: pc.take(d.a, d.perm),
         polars=lambda d: d.a.gather(d.perm),
+    ),
+    "take_mask": row(
+        lambda d: d.a[d.mask],
+        pyarrow=lambda d: pc.filter(d.a, d.mask),
+        polars=lambda d: d.a.filter(d.mask),
+    ),
+    "assign_perm": row(_assign_permuted),
+    "from_U": row(
+        lambda d: d.fixed.astype(d.dtype),
+        U=None,
+        pyarrow=lambda d: pa.array(d.fixed, type=pa.string()),
+        polars=lambda d: pl.Series(d.fixed, dtype=pl.String),
+    ),
+    "astype_U": row(
+        lambda d: d.a.astype(d.fixed.dtype),
+        U=None,
+        pyarrow=lambda d: d.a.to_numpy(zero_copy_only=False).astype(d.fixed.dtype),
+        polars=lambda d: d.a.to_numpy().astype(d.fixed.dtype),
     ),
     "eq_scalar": row(
         lambda d: d.a == d.scalar,
@@ -80,6 +117,7 @@ ORDER_OPS: dict[str, dict[str, Op]] = {
         pyarrow=lambda d: pc.unique(d.a),
         polars=lambda d: d.a.unique(),
     ),
+    "unique_unsorted": _unique_unsorted(),
     "max": row(
         lambda d: np.max(d.a),
         U=None,  # NumPy has no maximum loop for U
@@ -159,6 +197,12 @@ NEEDS_SD_API = {
 OP_NOTES = {
     "object": "object*: str methods run as a Python loop (np.strings has no object loops)",
     "unique": "unique: pyarrow and polars hash and do not sort; NumPy sorts",
+    "unique_unsorted": "unique_unsorted: np.unique(a, sorted=False); compared sorted",
+    "take_mask": "take_mask: a[mask] with a random mask, about half True",
+    "assign_perm": "assign_perm: target[perm] = a (pyarrow and polars: immutable, n/a)",
+    "from_U": "from_U: a `U` array to the contestant's type",
+    "astype_U": "astype_U: to `U` of the longest string's width (pyarrow and polars: "
+    "through to_numpy)",
     "slice": "slice: a[2:8] (polars: offset 2, length 6)",
     "from_arrow": "from_arrow: from a pa.string() array (to the contestant's type)",
     "from_arrow_view": "from_arrow_view: from a pa.string_view() array",
@@ -177,6 +221,7 @@ OP_NOTES = {
 # Results compared through a transformation: argsort may order ties either way.
 VIA: dict[str, Callable[[Inputs, Any], Any]] = {
     "argsort": lambda d, out: d.a[out],
+    "unique_unsorted": lambda d, out: np.sort(out),
     **REGEX_VIA,
 }
 
