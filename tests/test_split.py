@@ -114,3 +114,25 @@ def test_errors():
         sds.join(",", parts, np.array([0.0, 1.0]))
     with pytest.raises(ValueError, match="1-D"):
         sds.join(",", parts.reshape(1, 2), [0, 2])
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_lists_leave_the_garbage_collector_as_it_was(enabled):
+    """Lists are built with Python's cyclic collector paused; its state comes back,
+    also when building fails."""
+    import gc
+
+    from stringdtype import regex as sre
+
+    a = np.array(["a b", "c d e"] * 50, dtype=StringDType())
+    was = gc.isenabled()
+    try:
+        (gc.enable if enabled else gc.disable)()
+        assert sds.split(a)[1] == ["c", "d", "e"]
+        assert sre.findall(r"\w", a)[0] == ["a", "b"]
+        assert gc.isenabled() == enabled
+        with pytest.raises(TypeError):
+            sds.split(a, maxsplit="x")
+        assert gc.isenabled() == enabled
+    finally:
+        (gc.enable if was else gc.disable)()
