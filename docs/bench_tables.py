@@ -55,6 +55,16 @@ def fmt(r: float | None) -> str:
     return "—" if r is None else f"{r:.2f}x"
 
 
+def over(r: float | None, limit: float) -> str:
+    """The miss mark when the ratio ``r`` is over its target ``limit``."""
+    return MISS if r is not None and r > limit else ""
+
+
+def marked(r: float | None, limit: float) -> str:
+    """A ratio, marked when it is over its target."""
+    return fmt(r) + over(r, limit)
+
+
 def faster_peer(times: dict[str, float | None]) -> float | None:
     found = [times.get(k) for k in PEERS if times.get(k) is not None]
     return min(found) if found else None
@@ -75,15 +85,14 @@ def target_table(doc: dict[str, Any]) -> list[str]:
             times = doc["datasets"][name]["times"].get(op, {})
             ours = times.get(OURS)
             r = ratio(ours, times.get(BASE))
-            mark = MISS if r is not None and r > limit else ""
-            cells.append(f"{ms(ours)} ({fmt(r)}){mark}")
+            cells.append(f"{ms(ours)} ({fmt(r)}){over(r, limit)}")
             if op in AGAINST_U:
                 ru = ratio(ours, times.get("U"))
-                u_cells.append(fmt(ru) + (MISS if ru is not None and ru > 1 else ""))
+                u_cells.append(marked(ru, 1))
             if op in AGAINST_PEERS:
                 rp = ratio(ours, faster_peer(times))
                 if rp is not None:
-                    peer_cells.append(fmt(rp) + (MISS if rp > 1 else ""))
+                    peer_cells.append(marked(rp, 1))
         lines.append(
             f"| {op} | "
             + " | ".join(cells)
@@ -109,8 +118,8 @@ def regex_table(doc: dict[str, Any]) -> list[str]:
             rr, rp = ratio(ours, t.get("object")), ratio(ours, faster_peer(t))
             lines.append(
                 f"| {op} | {name} | {ms(ours)} | {ms(t.get('object'))} | {ms(t.get('pyarrow'))} "
-                f"| {ms(t.get('polars'))} | {fmt(rr)}{MISS if rr and rr > 0.1 else ''} "
-                f"| {fmt(rp)}{MISS if rp and rp > 1 else ''} |"
+                f"| {ms(t.get('polars'))} | {marked(rr, 0.1)} "
+                f"| {marked(rp, 1)} |"
             )
     return lines
 
@@ -131,8 +140,8 @@ def arrow_table(doc: dict[str, Any]) -> list[str]:
         rm, rn = ratio(ours, memcpy), ratio(ours, numpy)
         lines.append(
             f"| {name} | {ms(ours)} | {ms(t.get('from_arrow_view', {}).get(OURS))} "
-            f"| {ms(memcpy)} | {fmt(rm)}{MISS if rm and rm > 2 else ''} | {ms(numpy)} "
-            f"| {fmt(rn)}{MISS if rn and rn > 0.05 else ''} "
+            f"| {ms(memcpy)} | {marked(rm, 2)} | {ms(numpy)} "
+            f"| {marked(rn, 0.05)} "
             f"| {ms(t.get('to_arrow', {}).get(OURS))} "
             f"| {ms(t.get('memcpy_views', {}).get(OURS))} |"
         )
@@ -155,7 +164,7 @@ def memory_table(doc: dict[str, Any]) -> list[str]:
         lines.append(
             f"| {name} | {data['utf8_bytes'] / 1e6:.1f} MB | "
             + " | ".join("—" if b is None else f"{b / 1e6:.1f} MB" for b in held)
-            + f" | {fmt(r)}{MISS if r and r > 1.3 else ''} |"
+            + f" | {marked(r, 1.3)} |"
         )
     return lines
 
