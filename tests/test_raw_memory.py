@@ -5,7 +5,9 @@ release the arena cannot prove is its own is ignored; nothing crashes.
 
 Cases that crashed once run in a subprocess (``run_isolated``)."""
 
+import inspect
 import struct
+import textwrap
 
 import numpy as np
 import pytest
@@ -99,12 +101,13 @@ def test_strings_of_a_dead_descriptor_are_errors_not_garbage():
 
 
 def test_forged_views_are_never_released():
+    # The child gets this module's `forge`, so both sides forge the same way.
     out = run_isolated(
-        """
+        inspect.getsource(forge)
+        + textwrap.dedent(
+            """
         import ctypes, struct
         from stringdtype import memory_info
-        def forge(arr, i, raw):
-            ctypes.memmove(arr.ctypes.data + i * arr.strides[0], bytes(raw), 16)
         a = np.array(['s%d' % i for i in range(400)], dtype=StringDType())
         for i in range(300):
             a[i] = chr(65 + i % 26) * 10000
@@ -136,6 +139,7 @@ def test_forged_views_are_never_released():
             assert a[i] == chr(65 + i % 26) * 10000, i
         print('ok')
         """
+        )
     )
     assert out.strip() == "ok"
 
