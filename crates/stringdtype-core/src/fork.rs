@@ -15,20 +15,56 @@
 //! Sessions nest: a thread that is already inside one does not touch the gate again, so
 //! an arena lock taken while another is held cannot wait behind a pending fork.
 
-use std::cell::{Cell, RefCell};
+use std::cell::Cell;
 use std::marker::PhantomData;
-use std::sync::{Once, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Once;
+use std::time::Duration;
 
-/// Shared by every session, taken exclusively around `fork()`.
-static GATE: RwLock<()> = RwLock::new(());
+/// The gate: the number of sessions in flight (threads inside at least one), and
+/// [`FORKING`] while a fork is under way. One word, so that entering and leaving cost
+/// one atomic operation each: sessions are entered for every lock, often once per
+/// element.
+static GATE: AtomicUsize = AtomicUsize::new(0);
+/// The gate bit of a fork under way.
+const FORKING: usize = 1 << (usize::BITS - 1);
 
 thread_local! {
-    /// How many sessions this thread is inside.
+    /// How many sessions this thread is inside (it holds a share of the gate while
+    /// this is not 0).
     static DEPTH: Cell<usize> = const { Cell::new(0) };
-    /// This thread's share of the gate while `DEPTH > 0`.
-    static SHARE: RefCell<Option<RwLockReadGuard<'static, ()>>> = const { RefCell::new(None) };
-    /// The forking thread's exclusive hold of the gate, from `prepare` to `parent`/`child`.
-    static FORKING: RefCell<Option<RwLockWriteGuard<'static, ()>>> = const { RefCell::new(None) };
+}
+
+/// Waits a little while the gate is in the state `busy` says: spins briefly, then yields,
+/// then sleeps. Forks and sessions both end on their own, quickly.
+fn wait_while(busy: impl Fn(usize) -> bool) {
+    let mut rounds = 0u32;
+    while busy(GATE.load(Ordering::Acquire)) {
+        rounds = rounds.saturating_add(1);
+        if rounds < 64 {
+            std::hint::spin_loop();
+        } else if rounds < 128 {
+            std::thread::yield_now();
+        } else {
+            std::thread::sleep(Duration::from_micros(50));
+        }
+    }
+}
+
+/// Takes a share of the gate, waiting while a fork is under way.
+fn share_gate() {
+    loop {
+        if GATE.fetch_add(1, Ordering::Acquire) & FORKING == 0 {
+            return;
+        }
+        GATE.fetch_sub(1, Ordering::Release);
+        wait_while(|gate| gate & FORKING != 0);
+    }
+}
+
+/// Gives a share of the gate back.
+fn unshare_gate() {
+    GATE.fetch_sub(1, Ordering::Release);
 }
 
 /// A stretch of code that may take the crate's locks (see the module docs). Not `Send`:
@@ -39,15 +75,18 @@ pub struct Session {
 
 impl Session {
     /// Enters a session, waiting while a fork is under way.
+    #[inline]
     pub fn enter() -> Session {
         // A thread that is being torn down may have lost its thread-locals; it can still
-        // drop the last reference to a chunk, and must not panic doing so.
-        let depth = DEPTH.try_with(Cell::get).unwrap_or(1);
-        if depth == 0 {
-            let share = GATE.read().unwrap_or_else(PoisonError::into_inner);
-            let _ = SHARE.try_with(|slot| *slot.borrow_mut() = Some(share));
-        }
-        let _ = DEPTH.try_with(|d| d.set(depth + 1));
+        // drop the last reference to a chunk, and must not panic doing so. It then takes
+        // no share of the gate (as if nested), the safe side: it does not wait for a fork.
+        let _ = DEPTH.try_with(|depth| {
+            let d = depth.get();
+            if d == 0 {
+                share_gate();
+            }
+            depth.set(d + 1);
+        });
         Session {
             _thread_bound: PhantomData,
         }
@@ -55,12 +94,15 @@ impl Session {
 }
 
 impl Drop for Session {
+    #[inline]
     fn drop(&mut self) {
-        let depth = DEPTH.try_with(Cell::get).unwrap_or(1);
-        let _ = DEPTH.try_with(|d| d.set(depth.saturating_sub(1)));
-        if depth == 1 {
-            let _ = SHARE.try_with(|slot| slot.borrow_mut().take());
-        }
+        let _ = DEPTH.try_with(|depth| {
+            let d = depth.get();
+            depth.set(d.saturating_sub(1));
+            if d == 1 {
+                unshare_gate();
+            }
+        });
     }
 }
 
@@ -77,13 +119,25 @@ extern "C" fn before_fork() {
     if DEPTH.try_with(Cell::get).unwrap_or(1) != 0 {
         return;
     }
-    let gate = GATE.write().unwrap_or_else(PoisonError::into_inner);
-    let _ = FORKING.try_with(|slot| *slot.borrow_mut() = Some(gate));
+    // One fork at a time: wait for another thread's fork to finish.
+    while GATE.fetch_or(FORKING, Ordering::Acquire) & FORKING != 0 {
+        wait_while(|gate| gate & FORKING != 0);
+    }
+    wait_while(|gate| gate & !FORKING != 0);
+    let _ = HOLDS_FORK.try_with(|holds| holds.set(true));
 }
 
 /// `pthread_atfork` parent and child handler: lets sessions start again.
 extern "C" fn after_fork() {
-    let _ = FORKING.try_with(|slot| slot.borrow_mut().take());
+    if HOLDS_FORK.try_with(|holds| holds.replace(false)) == Ok(true) {
+        GATE.fetch_and(!FORKING, Ordering::Release);
+    }
+}
+
+thread_local! {
+    /// Whether this thread set [`FORKING`] in `before_fork` (not when it forked from
+    /// inside a session), so clears it after the fork.
+    static HOLDS_FORK: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Registers the fork handlers (once per process; later calls do nothing).
@@ -100,7 +154,7 @@ pub fn install_fork_handlers() {
                 ) -> std::ffi::c_int;
             }
             // SAFETY: the handlers are plain functions that live for the process and only
-            // touch this module's lock and thread-locals.
+            // touch this module's gate and thread-locals.
             unsafe { pthread_atfork(Some(before_fork), Some(after_fork), Some(after_fork)) };
         }
     });
@@ -110,24 +164,57 @@ pub fn install_fork_handlers() {
 mod tests {
     use super::*;
 
+    /// The gate's count of sessions in flight.
+    fn in_flight() -> usize {
+        GATE.load(Ordering::Acquire) & !FORKING
+    }
+
     #[test]
-    fn sessions_nest_and_release_the_gate() {
+    fn sessions_nest_and_share_the_gate_once() {
+        // Other tests of the crate run sessions on their own threads: look at this
+        // thread's depth, and at the gate only through what this thread adds.
         {
             let _a = Session::enter();
             let _b = Session::enter();
             assert_eq!(DEPTH.with(Cell::get), 2);
-            assert!(SHARE.with_borrow(Option::is_some));
-            assert!(GATE.try_write().is_err(), "a session holds the gate");
+            assert!(in_session());
+            assert!(in_flight() >= 1, "a session holds a share of the gate");
         }
         assert_eq!(DEPTH.with(Cell::get), 0);
-        assert!(SHARE.with_borrow(Option::is_none));
+        assert!(!in_session());
     }
 
     #[test]
-    fn fork_handlers_wait_for_sessions_and_release() {
-        before_fork();
-        assert!(GATE.try_read().is_err(), "the gate is held across the fork");
-        after_fork();
-        assert!(GATE.try_read().is_ok());
+    fn a_fork_waits_for_sessions_and_holds_new_ones_back() {
+        use std::sync::mpsc;
+        let (entered, wait_entered) = mpsc::channel();
+        let (leave, wait_leave) = mpsc::channel::<()>();
+        let holder = std::thread::spawn(move || {
+            let _session = Session::enter();
+            entered.send(()).unwrap();
+            wait_leave.recv().unwrap();
+        });
+        wait_entered.recv().unwrap();
+        let (forked, wait_forked) = mpsc::channel();
+        let forker = std::thread::spawn(move || {
+            before_fork();
+            forked.send(()).unwrap();
+            std::thread::sleep(Duration::from_millis(50));
+            after_fork();
+        });
+        std::thread::sleep(Duration::from_millis(50));
+        assert!(
+            wait_forked.try_recv().is_err(),
+            "the fork waits for the session"
+        );
+        leave.send(()).unwrap();
+        holder.join().unwrap();
+        wait_forked.recv().unwrap();
+        // The fork holds the gate: a new session waits until it is done.
+        let started = std::time::Instant::now();
+        drop(Session::enter());
+        assert!(started.elapsed() >= Duration::from_millis(20));
+        forker.join().unwrap();
+        assert_eq!(GATE.load(Ordering::Acquire) & FORKING, 0);
     }
 }
