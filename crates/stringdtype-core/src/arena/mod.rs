@@ -373,6 +373,7 @@ impl Arena {
 
     /// Ends a stretch of exclusive access: lets go of the chunks of other arenas that
     /// reads resolved, and posts the releases of other arenas' views to them.
+    #[inline]
     pub fn settle(&mut self) {
         self.forget_foreign();
         if !self.outbox.is_empty() {
@@ -382,7 +383,19 @@ impl Arena {
 
     /// Applies the releases that other arenas posted for this one (each checked like
     /// any release).
+    #[inline]
     pub fn collect_mail(&mut self) {
+        if self
+            .mailbox
+            .as_ref()
+            .is_some_and(|mailbox| mailbox.has_mail())
+        {
+            self.apply_mail();
+        }
+    }
+
+    #[cold]
+    fn apply_mail(&mut self) {
         let Some(mailbox) = &self.mailbox else {
             return;
         };
@@ -392,6 +405,7 @@ impl Arena {
     }
 
     /// Lets go of the chunks of other arenas that reads resolved.
+    #[inline]
     pub fn forget_foreign(&mut self) {
         let cache = self
             .foreign

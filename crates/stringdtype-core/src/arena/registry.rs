@@ -48,6 +48,12 @@ pub(super) struct Mailbox {
 }
 
 impl Mailbox {
+    /// Whether views were posted since the last [`Mailbox::take`].
+    #[inline]
+    pub(super) fn has_mail(&self) -> bool {
+        self.pending.load(Ordering::Acquire)
+    }
+
     /// The views posted since the last call (cheap when there are none).
     pub(super) fn take(&self) -> Vec<View> {
         if !self.pending.load(Ordering::Acquire) {
