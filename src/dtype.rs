@@ -192,6 +192,9 @@ unsafe extern "C" fn is_known_scalar_type(
 ) -> c_int {
     // SAFETY: `pytype` is a live type object; the builtin type objects are static.
     unsafe {
+        if pytype == &raw mut ffi::PyUnicode_Type {
+            return 1; // the common case, one call per element of a list
+        }
         let builtins = [
             &raw mut ffi::PyFloat_Type,
             &raw mut ffi::PyLong_Type,

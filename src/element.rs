@@ -85,9 +85,18 @@ pub unsafe fn set_element(
     obj: &Bound<'_, PyAny>,
     dst: *mut u8,
 ) -> PyResult<()> {
-    let text = convert_object(py, descr, obj)?;
-    let bytes = text.as_ref().map(|text| text.to_str()).transpose()?;
-    let mut arena = descr.arena().write();
+    let converted;
+    let bytes = match obj.cast_exact::<PyString>() {
+        // The common case, without a new reference: a `str` for a descriptor whose
+        // missing value no `str` can be.
+        Ok(text) if descr.na_object(py).is_none() => Some(text.to_str()?),
+        _ => {
+            converted = convert_object(py, descr, obj)?;
+            converted.as_ref().map(|text| text.to_str()).transpose()?
+        }
+    };
+    // The GIL (`py`) is held until the guard is dropped: no fork session needed.
+    let mut arena = descr.arena().write_holding_gil();
     let view = match bytes {
         Some(bytes) => arena.store(bytes.as_bytes()).py()?,
         None => View::NA,
@@ -156,7 +165,12 @@ pub unsafe fn get_element(
     }
     // The bytes are copied out, and the str built after the lock is released: no Python
     // runs under an arena lock.
-    let bytes = descr.arena().read().get(&view).map(<[u8]>::to_vec).py()?;
+    let bytes = descr
+        .arena()
+        .read_holding_gil() // `py` is held throughout
+        .get(&view)
+        .map(<[u8]>::to_vec)
+        .py()?;
     Ok(decode(py, &bytes)?.into_any().unbind())
 }
 
@@ -183,6 +197,7 @@ pub fn compare_elements(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResul
 /// itself included, when it is `a` (so `argmax` finds the last one, as NumPy does); a
 /// string one, or any missing value under a descriptor without `na_object`, compares as
 /// that string (the empty string); any other one is an error.
+#[inline]
 pub fn compare_with_na(
     na: &NaKind,
     a: &View,
@@ -191,30 +206,42 @@ pub fn compare_with_na(
     arena_b: &Arena,
 ) -> PyResult<Ordering> {
     if a.is_na() || b.is_na() {
-        let default: &[u8] = match na {
-            NaKind::NanLike if a.is_na() => return Ok(Ordering::Greater),
-            NaKind::NanLike => return Ok(Ordering::Less),
-            NaKind::Other => {
-                return Err(PyValueError::new_err(
-                    "Cannot compare null that is not a nan-like value",
-                ))
-            }
-            NaKind::String(default) => default,
-            NaKind::Unset => b"",
-        };
-        let x = if a.is_na() {
-            default
-        } else {
-            arena_a.get(a).py()?
-        };
-        let y = if b.is_na() {
-            default
-        } else {
-            arena_b.get(b).py()?
-        };
-        return Ok(x.cmp(y));
+        return compare_missing(na, a, arena_a, b, arena_b);
     }
     kernels::compare_views(a, b, || arena_a.get(a).py(), || arena_b.get(b).py())
+}
+
+/// [`compare_with_na`] when `a` or `b` is missing.
+#[cold]
+fn compare_missing(
+    na: &NaKind,
+    a: &View,
+    arena_a: &Arena,
+    b: &View,
+    arena_b: &Arena,
+) -> PyResult<Ordering> {
+    let default: &[u8] = match na {
+        NaKind::NanLike if a.is_na() => return Ok(Ordering::Greater),
+        NaKind::NanLike => return Ok(Ordering::Less),
+        NaKind::Other => {
+            return Err(PyValueError::new_err(
+                "Cannot compare null that is not a nan-like value",
+            ))
+        }
+        NaKind::String(default) => default,
+        NaKind::Unset => b"",
+    };
+    let x = if a.is_na() {
+        default
+    } else {
+        arena_a.get(a).py()?
+    };
+    let y = if b.is_na() {
+        default
+    } else {
+        arena_b.get(b).py()?
+    };
+    Ok(x.cmp(y))
 }
 
 /// Truth of an element: non-empty; a NaN-like missing value is true (as NaN is), any

@@ -1,6 +1,10 @@
 //! The arena lock: an arena behind a reader-writer lock whose guards hold a fork
 //! session (see [`crate::fork`]), so that loops reading one array run together and a
 //! fork never copies a held lock.
+//!
+//! Code that holds Python's GIL for the whole life of a guard (item access, once per
+//! element) locks without a session: a fork happens under the GIL, so such a guard is
+//! never alive at a fork (see [`ArenaLock::write_holding_gil`]).
 
 use std::ops::{Deref, DerefMut};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -19,13 +23,13 @@ pub struct ArenaLock {
 pub struct ReadGuard<'a> {
     // Fields drop in order: the lock is released before the session ends.
     guard: RwLockReadGuard<'a, Arena>,
-    _session: Session,
+    _session: Option<Session>,
 }
 
 /// Exclusive access to a locked arena.
 pub struct WriteGuard<'a> {
     guard: RwLockWriteGuard<'a, Arena>,
-    _session: Session,
+    _session: Option<Session>,
 }
 
 impl ArenaLock {
@@ -38,18 +42,48 @@ impl ArenaLock {
 
     /// Locks for reading. A panic in an earlier holder does not poison the arena: its
     /// invariants do not depend on an interrupted operation finishing.
+    #[inline]
     pub fn read(&self) -> ReadGuard<'_> {
-        let session = Session::enter();
+        self.read_in(Some(Session::enter()))
+    }
+
+    /// Locks for writing (see [`ArenaLock::read`] on poisoning), and applies releases
+    /// that other arenas posted for this one.
+    #[inline]
+    pub fn write(&self) -> WriteGuard<'_> {
+        self.write_in(Some(Session::enter()))
+    }
+
+    /// [`ArenaLock::read`] for a caller that holds Python's GIL from before this call
+    /// until the guard is dropped (see [`ArenaLock::write_holding_gil`]).
+    #[inline]
+    pub fn read_holding_gil(&self) -> ReadGuard<'_> {
+        self.read_in(None)
+    }
+
+    /// [`ArenaLock::write`] for a caller that holds Python's GIL from before this call
+    /// until the guard is dropped, and saves the fork session the guard would hold.
+    ///
+    /// CPython forks only from a thread that holds the GIL (`os.fork`, `multiprocessing`,
+    /// and `PyOS_BeforeFork` for extensions all require it; a child forked without it
+    /// cannot run Python). While this guard lives its thread holds the GIL, so no fork
+    /// can happen, and none ever copies this lock held. A caller that could let the GIL
+    /// go while the guard lives (a loop that detaches) must use [`ArenaLock::write`].
+    #[inline]
+    pub fn write_holding_gil(&self) -> WriteGuard<'_> {
+        self.write_in(None)
+    }
+
+    #[inline]
+    fn read_in(&self, session: Option<Session>) -> ReadGuard<'_> {
         ReadGuard {
             guard: self.lock.read().unwrap_or_else(PoisonError::into_inner),
             _session: session,
         }
     }
 
-    /// Locks for writing (see [`ArenaLock::read`] on poisoning), and applies releases
-    /// that other arenas posted for this one.
-    pub fn write(&self) -> WriteGuard<'_> {
-        let session = Session::enter();
+    #[inline]
+    fn write_in(&self, session: Option<Session>) -> WriteGuard<'_> {
         let mut guard = WriteGuard {
             guard: self.lock.write().unwrap_or_else(PoisonError::into_inner),
             _session: session,
@@ -87,6 +121,7 @@ impl DerefMut for WriteGuard<'_> {
 }
 
 impl Drop for WriteGuard<'_> {
+    #[inline]
     fn drop(&mut self) {
         // The only moment no borrow of the arena can be alive and the caller is done:
         // let go of chunks of other arenas that reads resolved, pass on releases.
