@@ -68,6 +68,27 @@ def test_between_flavors(flavor, target, rng):
     assert_same_list(result.tolist(), expected)
 
 
+@pytest.mark.parametrize("target", FLAVORS, ids=str)
+def test_between_flavors_one_element_at_a_time(flavor, target, rng):
+    # NumPy casts one element per call for `take`, fancy indexing and masked copies;
+    # each element kind (inline, long, missing) goes through that path here.
+    values = random_strings(rng, 40, flavor.na_object)
+    for v in values:
+        outcome = both(
+            lambda cls, v=v: np.array([v], dtype=flavor.dtype(cls)).astype(target.dtype(cls))
+        )
+        assert outcome[0] == "ok", outcome
+    where = np.arange(len(values)) % 2 == 0
+    fill = ["d" * (i % 20) for i in range(len(values))]
+
+    def masked_copy(cls):
+        dst = np.array(fill, dtype=target.dtype(cls))
+        np.copyto(dst, np.array(values, dtype=flavor.dtype(cls)), casting="unsafe", where=where)
+        return dst
+
+    assert both(masked_copy)[0] == "ok"
+
+
 def test_astype_same_dtype_copy_false_is_noop(flavor, strings):
     arr = np.array(strings, dtype=flavor.dtype())
     assert arr.astype(arr.dtype, copy=False) is arr

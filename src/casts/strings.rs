@@ -8,7 +8,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::View;
+use stringdtype_core::{Arena, View};
 
 use super::pairs::{elsize, na_text, strided_loop, Pairs};
 use crate::arenas::ArenaLocks;
@@ -22,46 +22,49 @@ use crate::ffi::PyArray_Descr;
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
     let keep_na = dst_state.na != NaKind::Unset;
-    if pairs.n == 1 && copy_one_without_source(&pairs, keep_na) {
+    let copy = |view: View, source: &Arena, target: &mut Arena| -> PyResult<View> {
+        if view.is_na() && !keep_na {
+            return target.store(na_text(src_state)).py();
+        }
+        if view.is_na() || view.is_inline() {
+            // Nothing lives in an arena: the view is its own copy.
+            return Ok(view);
+        }
+        target.store(source.get(&view).py()?).py()
+    };
+    let (source, target) = (&src_state.arena, &dst_state.arena);
+    if pairs.n == 1 && !ptr::eq(source, target) {
+        // NumPy's `take`, fancy indexing and `copyto` with a mask ask for one element
+        // at a time: two locks in address order, without the general bookkeeping.
+        let (read, mut write) = if ptr::from_ref(source) < ptr::from_ref(target) {
+            let read = source.read();
+            (read, target.write())
+        } else {
+            let write = target.write();
+            (source.read(), write)
+        };
+        // SAFETY: the call's one source element, read under its arena's lock.
+        let view = copy(unsafe { read_view(pairs.src_ptr) }, &read, &mut write)?;
+        let fresh = is_fresh_destination(&write, pairs.dst_stride);
+        // SAFETY: the call's one destination element, whose arena is locked for writing.
+        unsafe { write_element(&mut write, pairs.dst_ptr, view, fresh) };
         return Ok(());
     }
-    let mut locks = ArenaLocks::new(&[&src_state.arena, &dst_state.arena], 1);
+    let mut locks = ArenaLocks::new(&[source, target], 1);
     let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { read_view(src) };
-        let copy = if view.is_na() && !keep_na {
+        let view = if view.is_na() && !keep_na {
             locks.get_mut(1).store(na_text(src_state)).py()?
         } else {
             locks.copy_string(0, view, 1)?
         };
         // SAFETY: as above.
-        unsafe { write_element(locks.get_mut(1), dst, copy, fresh) };
+        unsafe { write_element(locks.get_mut(1), dst, view, fresh) };
         Ok(())
     })
 });
-
-/// The copy of one element whose view needs no arena (an inline string, or a missing
-/// value the destination keeps), which NumPy's `take`, fancy indexing and `copyto` with a
-/// mask ask for one element at a time: the source's arena is held only while its view is
-/// read (so a concurrent writer cannot tear it), then the destination's alone while the
-/// view is written; never both, so no lock order is needed. Returns false, having done
-/// nothing, for any other element.
-fn copy_one_without_source(pairs: &Pairs<'_>, keep_na: bool) -> bool {
-    let view = {
-        let _source = pairs.src().arena().read();
-        // SAFETY: the call's one source element, read under its arena's lock.
-        unsafe { read_view(pairs.src_ptr) }
-    };
-    if !(view.is_inline() || (view.is_na() && keep_na)) {
-        return false;
-    }
-    let mut arena = pairs.dst().arena().write();
-    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
-    // SAFETY: the call's one destination element, whose arena is locked for writing.
-    unsafe { write_element(&mut arena, pairs.dst_ptr, view, fresh) };
-    true
-}
 
 // ---------------------------------------------------------------------------------------
 // Fixed-width unicode ('U', UCS4) and bytes ('S')
