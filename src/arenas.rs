@@ -8,10 +8,7 @@
 
 use std::ops::Deref;
 
-use stringdtype_core::{Arena, ArenaLock, ReadGuard, View, WriteGuard};
-
-use crate::error::CoreResultExt;
-use pyo3::PyResult;
+use stringdtype_core::{Arena, ArenaLock, ReadGuard, WriteGuard};
 
 /// One locked arena.
 enum Guard<'a> {
@@ -182,27 +179,5 @@ impl<'a> ArenaLocks<'a> {
             split: usize::MAX,
             slot: self.slot,
         }
-    }
-
-    /// Copies the string `view` of operand `from` into the arena of operand `to`.
-    pub fn copy_string(&mut self, from: usize, view: View, to: usize) -> PyResult<View> {
-        if view.is_na() || view.is_inline() {
-            // Nothing lives in an arena: the view is its own copy.
-            return Ok(view);
-        }
-        let (a, b) = (self.slot[from], self.slot[to]);
-        if a == b {
-            return self.get_mut(from).duplicate(view).py();
-        }
-        let (source, target) = if a < b {
-            let (left, right) = self.guards.split_at_mut(b);
-            (left[a].as_deref(), right[0].as_mut().map(Guard::as_mut))
-        } else {
-            let (left, right) = self.guards.split_at_mut(a);
-            (right[0].as_deref(), left[b].as_mut().map(Guard::as_mut))
-        };
-        let (source, target) = (source.expect("locked"), target.expect("locked"));
-        let bytes = source.get(&view).py()?;
-        target.store(bytes).py()
     }
 }

@@ -52,16 +52,28 @@ strided_loop!(pub(super) string_to_string, |pairs| {
     }
     let mut locks = ArenaLocks::new(&[source, target], 1);
     let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
+    if let Some((readers, target)) = locks.split(1) {
+        let source = readers.get(0);
+        return pairs.for_each(|src, dst| {
+            // SAFETY: `src` and `dst` are elements of the loop's arrays.
+            let view = copy(unsafe { read_view(src) }, source, target)?;
+            // SAFETY: as above; `target` is the destination's arena.
+            unsafe { write_element(target, dst, view, fresh) };
+            Ok(())
+        });
+    }
+    // Source and destination share an arena (a copy within one array).
+    let arena = locks.get_mut(1);
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { read_view(src) };
         let view = if view.is_na() && !keep_na {
-            locks.get_mut(1).store(na_text(src_state)).py()?
+            arena.store(na_text(src_state))
         } else {
-            locks.copy_string(0, view, 1)?
+            arena.duplicate(view)
         };
-        // SAFETY: as above.
-        unsafe { write_element(locks.get_mut(1), dst, view, fresh) };
+        // SAFETY: as above; `arena` is the destination's.
+        unsafe { write_element(arena, dst, view.py()?, fresh) };
         Ok(())
     })
 });
