@@ -164,15 +164,27 @@ pub unsafe fn get_element(
         return Ok(decode(py, bytes)?.into_any().unbind());
     }
     // The bytes are copied out, and the str built after the lock is released: no Python
-    // runs under an arena lock.
-    let bytes = descr
-        .arena()
-        .read_holding_gil() // `py` is held throughout
-        .get(&view)
-        .map(<[u8]>::to_vec)
-        .py()?;
-    Ok(decode(py, &bytes)?.into_any().unbind())
+    // runs under an arena lock. Most strings fit a buffer on the stack.
+    let (mut small, mut large) = ([0u8; SMALL_STRING], Vec::new());
+    let len = {
+        let arena = descr.arena().read_holding_gil(); // `py` is held throughout
+        let bytes = arena.get(&view).py()?;
+        match small.get_mut(..bytes.len()) {
+            Some(buf) => buf.copy_from_slice(bytes),
+            None => large = bytes.to_vec(),
+        }
+        bytes.len()
+    };
+    let bytes = if large.is_empty() {
+        &small[..len]
+    } else {
+        &large[..]
+    };
+    Ok(decode(py, bytes)?.into_any().unbind())
 }
+
+/// Longest string that [`get_element`] copies out of the arena onto the stack.
+const SMALL_STRING: usize = 256;
 
 fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     // SAFETY: PyUnicode_DecodeUTF8 reads `len` bytes and validates them (raising
