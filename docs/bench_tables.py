@@ -2,14 +2,16 @@
 
 Usage::
 
-    python docs/bench_tables.py bench.json [--before before.json] > tables.md
+    python docs/bench_tables.py bench.json [--before B1.json ... [--after A2.json ...]] > tables.md
 
 Prints, for the run in ``bench.json``: every operation against the performance targets
 (ratio to NumPy's StringDType, to NumPy's ``U`` for indexing, to the faster of pyarrow
 and polars where they have the operation), the regular-expression rows against Python's
 ``re`` and the peers, the Arrow rows against their memcpy yardsticks, and memory. With
-``--before`` (a run of the previous build, any subset of contestants), a table of this
-package's times before and after. The JSON schema is described in docs/plot_bench.py.
+``--before`` (runs of the previous build, any subset of contestants), a table of this
+package's times before and after, each the best over the runs given (``--after`` adds
+runs of this build to ``bench.json``'s): interleaved runs damp a noisy machine. The
+JSON schema is described in docs/plot_bench.py.
 """
 
 from __future__ import annotations
@@ -169,19 +171,30 @@ def memory_table(doc: dict[str, Any]) -> list[str]:
     return lines
 
 
-def before_after_table(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
-    names = [n for n in after["datasets"] if n in before["datasets"]]
+def best_times(docs: list[dict[str, Any]]) -> dict[tuple[str, str], float]:
+    """This package's best time per (data set, op) over several runs of one build."""
+    best: dict[tuple[str, str], float] = {}
+    for doc in docs:
+        for name, data in doc["datasets"].items():
+            for op, times in data["times"].items():
+                t = times.get(OURS)
+                if isinstance(t, (int, float)):
+                    best[name, op] = min(t, best.get((name, op), t))
+    return best
+
+
+def before_after_table(before: list[dict[str, Any]], after: list[dict[str, Any]]) -> list[str]:
+    names = [n for n in after[0]["datasets"] if all(n in b["datasets"] for b in before)]
+    old_best, new_best = best_times(before), best_times(after)
     lines = [
         "| op | " + " | ".join(f"{n} before | {n} after | {n} after/before" for n in names) + " |",
         "| --- | " + " | ".join("--- | --- | ---" for _ in names) + " |",
     ]
-    for op in after["ops"]:
+    for op in after[0]["ops"]:
         cells = []
         for name in names:
-            old = before["datasets"][name]["times"].get(op, {}).get(OURS)
-            new = after["datasets"][name]["times"].get(op, {}).get(OURS)
-            r = ratio(new, old)
-            cells.append(f"{ms(old)} | {ms(new)} | {fmt(r)}")
+            old, new = old_best.get((name, op)), new_best.get((name, op))
+            cells.append(f"{ms(old)} | {ms(new)} | {fmt(ratio(new, old))}")
         lines.append(f"| {op} | " + " | ".join(cells) + " |")
     return lines
 
@@ -189,7 +202,12 @@ def before_after_table(before: dict[str, Any], after: dict[str, Any]) -> list[st
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("results", type=Path, help="JSON from stringdtype.bench --json")
-    p.add_argument("--before", type=Path, help="JSON of the previous build, for before/after")
+    p.add_argument(
+        "--before", type=Path, nargs="+", help="JSON of the previous build, for before/after"
+    )
+    p.add_argument(
+        "--after", type=Path, nargs="*", default=[], help="more runs of this build (best of)"
+    )
     args = p.parse_args(argv)
     doc = json.loads(args.results.read_text())
     sections = [
@@ -199,8 +217,9 @@ def main(argv: list[str] | None = None) -> int:
         ("Memory", memory_table(doc)),
     ]
     if args.before:
-        before = json.loads(args.before.read_text())
-        sections.append(("Before and after", before_after_table(before, doc)))
+        before = [json.loads(path.read_text()) for path in args.before]
+        after = [doc] + [json.loads(path.read_text()) for path in args.after]
+        sections.append(("Before and after", before_after_table(before, after)))
     for title, lines in sections:
         print(f"### {title}\n")
         print("\n".join(lines))

@@ -134,6 +134,34 @@ def test_printed_tables(tiny_run):
     assert "memory (raw UTF-8 payload" in stdout
 
 
+def test_before_after_table_takes_the_best_of_each_side(tiny_run, tmp_path):
+    # docs/bench_tables.py reads runs of two builds; each cell is the best of its side.
+    script = Path(__file__).resolve().parents[1] / "docs" / "bench_tables.py"
+    if not script.exists():  # running from a copy of the tests
+        pytest.skip("needs the source tree")
+    _, doc = tiny_run
+    paths = []
+    for k, scale in enumerate([3.0, 1.0, 2.0, 5.0]):
+        run_doc = json.loads(json.dumps(doc))
+        for data in run_doc["datasets"].values():
+            data["times"]["create"]["stringdtype"] = scale * 1e-3
+        paths.append(tmp_path / f"run{k}.json")
+        paths[-1].write_text(json.dumps(run_doc), encoding="utf-8")
+    args = [str(paths[2]), "--after", str(paths[3]), "--before", str(paths[0]), str(paths[1])]
+    result = subprocess.run(
+        [sys.executable, str(script), *args],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    table = result.stdout.split("### Before and after")[1]
+    row = next(line for line in table.splitlines() if line.startswith("| create |"))
+    # before: best of 3 ms and 1 ms; after: best of 2 ms and 5 ms.
+    assert row.split("|")[2:5] == [" 1 ms ", " 2 ms ", " 2.00x "]
+
+
 def test_unknown_op_is_refused(tmp_path):
     result = run("--ops", "no_such_op", cwd=tmp_path)
     assert result.returncode != 0
