@@ -24,6 +24,18 @@ pub unsafe fn read_view(ptr: *const u8) -> View {
     unsafe { ptr::read_unaligned(ptr as *const View) }
 }
 
+/// The first word of the element at `ptr`, its length and prefix
+/// ([`View::len_and_prefix`]), read without the rest of the view: a loop that decides
+/// most elements from it keeps it in a register.
+///
+/// # Safety
+/// `ptr` must point at 16 readable bytes.
+#[inline]
+pub unsafe fn read_len_and_prefix(ptr: *const u8) -> u64 {
+    // SAFETY: forwarded contract; a view's bytes 0..8 are that word, little-endian.
+    u64::from_le(unsafe { ptr::read_unaligned(ptr as *const u64) })
+}
+
 /// Writes the element at `ptr` (any alignment).
 ///
 /// # Safety

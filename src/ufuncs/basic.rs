@@ -14,7 +14,7 @@ use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::NaKind;
 use crate::element::compare_with_na;
-use crate::element::read_view;
+use crate::element::{read_len_and_prefix, read_view};
 use crate::error::CoreResultExt;
 use crate::loops::{effective_na, na_error, operand, read_count, ufunc_loop, Args, Output};
 
@@ -92,15 +92,27 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
         return Ok(true);
     }
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
-    let wanted = locks.get(1).get(&scalar).py()?;
+    let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
+    let key = scalar.len_and_prefix();
     for i in 0..args.n {
+        let element = args.at(0, i);
+        // Length and prefix decide almost every element; the bytes are read out of line.
         // SAFETY: element i of the string operand.
-        let view = unsafe { read_view(args.at(0, i)) };
-        let equal = view.len_and_prefix() == scalar.len_and_prefix()
-            && locks.get(0).get(&view).py()? == wanted;
+        let equal =
+            unsafe { read_len_and_prefix(element) } == key && same_bytes(arena, element, wanted)?;
         write(i, equal);
     }
     Ok(true)
+}
+
+/// Whether the string of the element at `element` (in `arena`) is `wanted`. Reading the
+/// whole view here, not in the loop, keeps the loop's views out of memory.
+#[cold]
+#[inline(never)]
+fn same_bytes(arena: &Arena, element: *const u8, wanted: &[u8]) -> PyResult<bool> {
+    // SAFETY: the caller's element of the string operand.
+    let view = unsafe { read_view(element) };
+    Ok(arena.get(&view).py()? == wanted)
 }
 
 ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
