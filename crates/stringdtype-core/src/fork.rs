@@ -199,7 +199,7 @@ mod tests {
         let forker = std::thread::spawn(move || {
             before_fork();
             forked.send(()).unwrap();
-            std::thread::sleep(Duration::from_millis(50));
+            std::thread::sleep(Duration::from_millis(200));
             after_fork();
         });
         std::thread::sleep(Duration::from_millis(50));
@@ -213,7 +213,7 @@ mod tests {
         // The fork holds the gate: a new session waits until it is done.
         let started = std::time::Instant::now();
         drop(Session::enter());
-        assert!(started.elapsed() >= Duration::from_millis(20));
+        assert!(started.elapsed() >= Duration::from_millis(100));
         forker.join().unwrap();
         assert_eq!(GATE.load(Ordering::Acquire) & FORKING, 0);
     }
