@@ -33,6 +33,9 @@ thread_local! {
     /// How many sessions this thread is inside (it holds a share of the gate while
     /// this is not 0).
     static DEPTH: Cell<usize> = const { Cell::new(0) };
+    /// Whether this thread set [`FORKING`] in `before_fork` (not when it forked from
+    /// inside a session), so clears it after the fork.
+    static HOLDS_FORK: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Waits a little while the gate is in the state `busy` says: spins briefly, then yields,
@@ -132,12 +135,6 @@ extern "C" fn after_fork() {
     if HOLDS_FORK.try_with(|holds| holds.replace(false)) == Ok(true) {
         GATE.fetch_and(!FORKING, Ordering::Release);
     }
-}
-
-thread_local! {
-    /// Whether this thread set [`FORKING`] in `before_fork` (not when it forked from
-    /// inside a session), so clears it after the fork.
-    static HOLDS_FORK: Cell<bool> = const { Cell::new(false) };
 }
 
 /// Registers the fork handlers (once per process; later calls do nothing).

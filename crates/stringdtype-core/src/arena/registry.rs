@@ -56,7 +56,7 @@ impl Mailbox {
 
     /// The views posted since the last call (cheap when there are none).
     pub(super) fn take(&self) -> Vec<View> {
-        if !self.pending.load(Ordering::Acquire) {
+        if !self.has_mail() {
             return Vec::new();
         }
         let _session = Session::enter();
