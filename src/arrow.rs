@@ -24,7 +24,7 @@ use stringdtype_core::arrow::{
 use stringdtype_core::{Arena, Error, View};
 
 use crate::descr::{self, StringDescr};
-use crate::ndarray::{array_from_views, install, new_array, Elements};
+use crate::ndarray::{array_from_views, install, new_array, Elements, Views};
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
@@ -235,7 +235,12 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
     let state = descr.state();
     let exported = py.detach(move || {
         let arena = state.arena.read();
-        export_views(elements.views(), &arena)
+        // One copy of the export loop per kind of iterator: the one over a contiguous
+        // array's slice has no per-element branch on the kind.
+        match elements.views() {
+            Views::Slice(views) => export_views(views, &arena),
+            Views::Strided(views) => export_views(views, &arena),
+        }
     });
     let exported = exported.map_err(|err| to_py(py, err))?;
     let array = SharedArray::new(exported).map_err(|err| to_py(py, err))?;

@@ -118,7 +118,7 @@ impl Iterator for Views<'_> {
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self {
             Views::Slice(views) => views.size_hint(),
-            Views::Strided(views) => (views.remaining, Some(views.remaining)),
+            Views::Strided(views) => views.size_hint(),
         }
     }
 }
@@ -157,7 +157,13 @@ impl Iterator for StridedViews<'_> {
         }
         Some(view)
     }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        (self.remaining, Some(self.remaining))
+    }
 }
+
+impl ExactSizeIterator for StridedViews<'_> {}
 
 /// A new 1-D array of `n` empty strings that owns `descr` (a fresh StringDType
 /// descriptor), and its elements, to fill without the GIL before [`install`]ing their

@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use super::error::ArrowError;
 use super::ffi::{take_private, ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
-use crate::arena::registry::split_id;
+use crate::arena::registry::chunk_id;
 use crate::arena::{note_unshared, Arena, ChunkBuf, ChunkShare};
 use crate::view::{Location, View};
 
@@ -190,7 +190,7 @@ struct Copied {
 /// missing elements copy at memory speed; a view that does not lie within a shared
 /// chunk is left as it is and only noted here, for [`copy_unshared`].
 fn copy_views(
-    views: impl Iterator<Item = View>,
+    mut views: impl Iterator<Item = View>,
     slot: u32,
     shared: &[ChunkShare],
     out: &mut [MaybeUninit<[u8; 16]>],
@@ -207,36 +207,40 @@ fn copy_views(
         .chain([0])
         .collect();
     let last = limits.len() - 1;
-    let (mut length, mut null_count, mut any, mut bits, mut copy) = (0, 0, false, 0u8, 0u8);
-    for (index, (view, slot_out)) in views.zip(out.iter_mut()).enumerate() {
-        let bytes = view.to_bytes();
-        let word = |at: usize| {
-            u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
-        };
-        let na = word(0) >> 31 != 0;
-        let len = u64::from(word(0) & 0x7fff_ffff);
-        let long = !na & (len > crate::view::MAX_INLINE_LEN as u64);
-        let (view_slot, local) = split_id(word(8));
-        let chunk = (local as usize).min(last);
-        let fits = (view_slot == slot)
-            & ((local as usize) < last)
-            & (u64::from(word(12)) + len <= limits[chunk]);
-        any |= long & !fits;
-        copy |= u8::from(long & !fits) << (index % 8);
-        // Long views that fit get their local chunk index as buffer index.
-        let remap = u128::from(long & fits).wrapping_neg() & (u128::from(word(8) ^ local) << 64);
-        let keep = u128::from(!na).wrapping_neg();
-        slot_out.write(((u128::from_le_bytes(bytes) ^ remap) & keep).to_le_bytes());
-        null_count += usize::from(na);
-        bits |= u8::from(!na) << (index % 8);
-        if index % 8 == 7 {
-            (validity[index / 8], unshared[index / 8]) = (bits, copy);
-            (bits, copy) = (0, 0);
+    // A view's chunk field minus `base` is its local chunk index when the view is of
+    // this arena's slot, and at least `MAX_LOCAL_CHUNKS` (more than `last`) otherwise:
+    // one comparison checks both.
+    let base = chunk_id(slot, 0);
+    let (mut length, mut null_count, mut any) = (0, 0, false);
+    // Eight views per bitmap byte: the bit positions are constants of the unrolled loop.
+    for (byte, slots) in out.chunks_mut(8).enumerate() {
+        let (mut bits, mut copy, mut count) = (0u8, 0u8, 0);
+        // `slots` first: the zip stops at the end of the chunk without taking a view.
+        for (j, (slot_out, view)) in slots.iter_mut().zip(views.by_ref()).enumerate() {
+            let bytes = view.to_bytes();
+            let word = |at: usize| {
+                u32::from_le_bytes([bytes[at], bytes[at + 1], bytes[at + 2], bytes[at + 3]])
+            };
+            let na = word(0) >> 31 != 0;
+            let len = u64::from(word(0) & 0x7fff_ffff);
+            let long = !na & (len > crate::view::MAX_INLINE_LEN as u64);
+            let local = word(8).wrapping_sub(base) as usize;
+            let fits = (local < last) & (u64::from(word(12)) + len <= limits[local.min(last)]);
+            copy |= u8::from(long & !fits) << j;
+            // Long views that fit get their local chunk index as buffer index.
+            let remap = u128::from(long & fits).wrapping_neg() & (u128::from(base) << 64);
+            let keep = u128::from(!na).wrapping_neg();
+            slot_out.write(((u128::from_le_bytes(bytes) ^ remap) & keep).to_le_bytes());
+            bits |= u8::from(!na) << j;
+            count = j + 1;
         }
-        length = index + 1;
-    }
-    if length % 8 != 0 {
-        (validity[length / 8], unshared[length / 8]) = (bits, copy);
+        (validity[byte], unshared[byte]) = (bits, copy);
+        any |= copy != 0;
+        null_count += count - bits.count_ones() as usize;
+        length += count;
+        if count < slots.len() {
+            break;
+        }
     }
     Copied {
         length,
@@ -438,7 +442,7 @@ mod tests {
         // The exported view names the chunk by its index among the data buffers.
         let at = long.location().unwrap();
         let local = Location {
-            chunk: split_id(at.chunk).1,
+            chunk: crate::arena::registry::split_id(at.chunk).1,
             offset: at.offset,
         };
         let exported = View::long(long.len(), long.prefix(), local).unwrap();
