@@ -6,7 +6,7 @@
 //! Code that holds these locks never calls into Python (see `stringdtype_core::sync`):
 //! errors are plain values, turned into exceptions after the locks are released.
 
-use std::ops::Deref;
+use std::marker::PhantomData;
 
 use stringdtype_core::{Arena, ArenaLock, ReadGuard, WriteGuard};
 
@@ -16,29 +16,31 @@ enum Guard<'a> {
     Write(WriteGuard<'a>),
 }
 
-impl Deref for Guard<'_> {
-    type Target = Arena;
-    fn deref(&self) -> &Arena {
-        match self {
-            Guard::Read(guard) => guard,
-            Guard::Write(guard) => guard,
-        }
-    }
-}
-
 impl Guard<'_> {
-    fn as_mut(&mut self) -> &mut Arena {
+    /// The locked arena, as the pointer every later access goes through.
+    fn arena_ptr(&mut self) -> *mut Arena {
         match self {
-            Guard::Write(guard) => guard,
-            Guard::Read(_) => unreachable!("only outputs' arenas are written"),
+            Guard::Write(guard) => &mut **guard,
+            // Never written through: `writable` is false for it.
+            Guard::Read(guard) => &**guard as *const Arena as *mut Arena,
         }
     }
 }
 
 /// The locked arenas of up to six operands.
+///
+/// Each arena is reached through a pointer taken from its guard once, when it is locked,
+/// rather than through the guard on every access: the loops ask for an operand's arena
+/// once per element, and every reference handed out derives from that one pointer, so
+/// none invalidates another.
 pub struct ArenaLocks<'a> {
-    /// The guards, in lock order; `None` past the last.
-    guards: [Option<Guard<'a>>; 6],
+    /// The guards, in lock order; `None` past the last. Only held, to be dropped with
+    /// the locks: every access goes through `arenas`.
+    _guards: [Option<Guard<'a>>; 6],
+    /// The arena of each guard (null past the last).
+    arenas: [*mut Arena; 6],
+    /// Whether each guard is held for writing.
+    writable: [bool; 6],
     /// For each operand, the index of its guard.
     slot: [usize; 6],
     operands: usize,
@@ -47,11 +49,11 @@ pub struct ArenaLocks<'a> {
 /// The locked arenas of a loop's operands, for reading, while another one (the output's)
 /// may be written: see [`ArenaLocks::split`].
 pub struct Readers<'g, 'a> {
-    left: &'g [Option<Guard<'a>>],
-    right: &'g [Option<Guard<'a>>],
-    /// The guard index held for writing (`usize::MAX` for none).
-    split: usize,
+    arenas: [*mut Arena; 6],
     slot: [usize; 6],
+    /// The guard index held for writing (`usize::MAX` for none).
+    writer: usize,
+    _locks: PhantomData<&'g ArenaLocks<'a>>,
 }
 
 impl Readers<'_, '_> {
@@ -59,11 +61,10 @@ impl Readers<'_, '_> {
     #[inline]
     pub fn get(&self, i: usize) -> &Arena {
         let at = self.slot[i];
-        if at < self.split {
-            self.left[at].as_deref().expect("locked")
-        } else {
-            self.right[at - self.split - 1].as_deref().expect("locked")
-        }
+        assert!(at != self.writer, "the written arena is not a reader");
+        // SAFETY: `arenas[at]` points at an arena locked by the `ArenaLocks` that this
+        // borrows; the only `&mut` to an arena handed out alongside is the writer's.
+        unsafe { &*self.arenas[at] }
     }
 }
 
@@ -100,8 +101,18 @@ impl<'a> ArenaLocks<'a> {
             locked += 1;
             start = end;
         }
+        let mut arenas = [std::ptr::null_mut(); 6];
+        let mut writable = [false; 6];
+        for (at, guard) in guards.iter_mut().enumerate() {
+            if let Some(guard) = guard {
+                arenas[at] = guard.arena_ptr();
+                writable[at] = matches!(guard, Guard::Write(_));
+            }
+        }
         ArenaLocks {
-            guards,
+            _guards: guards,
+            arenas,
+            writable,
             slot,
             operands: operands.len(),
         }
@@ -115,13 +126,19 @@ impl<'a> ArenaLocks<'a> {
     /// The arena of operand `i`.
     #[inline]
     pub fn get(&self, i: usize) -> &Arena {
-        self.guards[self.slot[i]].as_deref().expect("locked")
+        // SAFETY: the pointer of a guard that `self` holds (a slot is only ever a locked
+        // guard's); `&self` keeps `get_mut` from handing out a `&mut` meanwhile.
+        unsafe { &*self.arenas[self.slot[i]] }
     }
 
     /// The arena of operand `i`, an output, for writing.
     #[inline]
     pub fn get_mut(&mut self, i: usize) -> &mut Arena {
-        self.guards[self.slot[i]].as_mut().expect("locked").as_mut()
+        let at = self.slot[i];
+        assert!(self.writable[at], "only outputs' arenas are written");
+        // SAFETY: as in `get`, of a guard held for writing; `&mut self` makes this
+        // reference the only one.
+        unsafe { &mut *self.arenas[at] }
     }
 
     /// The arenas of every operand for reading, and the arena of operand `write` for
@@ -132,15 +149,13 @@ impl<'a> ArenaLocks<'a> {
         if shared {
             return None;
         }
-        let (left, rest) = self.guards.split_at_mut(at);
-        let (writer, right) = rest.split_first_mut().expect("the writer's guard");
         let readers = Readers {
-            left,
-            right,
-            split: at,
+            arenas: self.arenas,
             slot: self.slot,
+            writer: at,
+            _locks: PhantomData,
         };
-        Some((readers, writer.as_mut().expect("locked").as_mut()))
+        Some((readers, self.get_mut(write)))
     }
 
     /// The arenas of the `NIN` inputs for reading and of the `NOUT` outputs after them
@@ -156,28 +171,27 @@ impl<'a> ArenaLocks<'a> {
         if clash {
             return None;
         }
-        let slot = self.slot;
-        let mut by_guard: Vec<Option<&mut Guard<'a>>> =
-            self.guards.iter_mut().map(Option::as_mut).collect();
-        let writers = std::array::from_fn(|k| {
-            by_guard[slot[NIN + k]]
-                .take()
-                .expect("an output's own guard")
-                .as_mut()
-        });
-        let by_guard: Vec<Option<&Guard<'a>>> =
-            by_guard.into_iter().map(|g| g.map(|g| &*g)).collect();
-        let readers = std::array::from_fn(|k| &**by_guard[slot[k]].expect("an input's guard"));
+        let (arenas, slot) = (self.arenas, self.slot);
+        assert!(
+            outputs.iter().all(|&at| self.writable[at]),
+            "outputs are written"
+        );
+        // SAFETY: pointers of guards that `self` holds, borrowed mutably for the result's
+        // lifetime; each output's guard is distinct from every other operand's (checked
+        // above), so each `&mut` is the only reference to its arena.
+        let readers = std::array::from_fn(|k| unsafe { &*arenas[slot[k]] });
+        // SAFETY: as above.
+        let writers = std::array::from_fn(|k| unsafe { &mut *arenas[slot[NIN + k]] });
         Some((readers, writers))
     }
 
     /// The arenas of every operand, for reading.
     pub fn readers(&self) -> Readers<'_, 'a> {
         Readers {
-            left: &self.guards,
-            right: &[],
-            split: usize::MAX,
+            arenas: self.arenas,
             slot: self.slot,
+            writer: usize::MAX,
+            _locks: PhantomData,
         }
     }
 }
