@@ -11,7 +11,6 @@ use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
 use super::pairs::{elsize, na_text, strided_loop, Pairs};
-use crate::arenas::ArenaLocks;
 use crate::descr::NaKind;
 use crate::element::{
     element_truth, is_fresh_destination, read_view, replace_element, write_element,
@@ -33,9 +32,10 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         target.store(source.get(&view).py()?).py()
     };
     let (source, target) = (&src_state.arena, &dst_state.arena);
-    if pairs.n == 1 && !ptr::eq(source, target) {
-        // NumPy's `take`, fancy indexing and `copyto` with a mask ask for one element
-        // at a time: two locks in address order, without the general bookkeeping.
+    if !ptr::eq(source, target) {
+        // Two arenas: locked in address order, the source's for reading. NumPy's `take`,
+        // fancy indexing and masked copies call this once per element or short run, so
+        // it is kept to the two locks.
         let (read, mut write) = if ptr::from_ref(source) < ptr::from_ref(target) {
             let read = source.read();
             (read, target.write())
@@ -43,27 +43,18 @@ strided_loop!(pub(super) string_to_string, |pairs| {
             let write = target.write();
             (source.read(), write)
         };
-        // SAFETY: the call's one source element, read under its arena's lock.
-        let view = copy(unsafe { read_view(pairs.src_ptr) }, &read, &mut write)?;
         let fresh = is_fresh_destination(&write, pairs.dst_stride);
-        // SAFETY: the call's one destination element, whose arena is locked for writing.
-        unsafe { write_element(&mut write, pairs.dst_ptr, view, fresh) };
-        return Ok(());
-    }
-    let mut locks = ArenaLocks::new(&[source, target], 1);
-    let fresh = is_fresh_destination(locks.get(1), pairs.dst_stride);
-    if let Some((readers, target)) = locks.split(1) {
-        let source = readers.get(0);
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
-            let view = copy(unsafe { read_view(src) }, source, target)?;
-            // SAFETY: as above; `target` is the destination's arena.
-            unsafe { write_element(target, dst, view, fresh) };
+            let view = copy(unsafe { read_view(src) }, &read, &mut write)?;
+            // SAFETY: as above; `write` is the destination's arena.
+            unsafe { write_element(&mut write, dst, view, fresh) };
             Ok(())
         });
     }
     // Source and destination share an arena (a copy within one array).
-    let arena = locks.get_mut(1);
+    let mut arena = target.write();
+    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { read_view(src) };
@@ -73,7 +64,7 @@ strided_loop!(pub(super) string_to_string, |pairs| {
             arena.duplicate(view)
         };
         // SAFETY: as above; `arena` is the destination's.
-        unsafe { write_element(arena, dst, view.py()?, fresh) };
+        unsafe { write_element(&mut arena, dst, view.py()?, fresh) };
         Ok(())
     })
 });
