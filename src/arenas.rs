@@ -7,6 +7,7 @@
 //! errors are plain values, turned into exceptions after the locks are released.
 
 use std::marker::PhantomData;
+use std::ptr;
 
 use stringdtype_core::{Arena, ArenaLock, ReadGuard, WriteGuard};
 
@@ -24,6 +25,24 @@ impl Guard<'_> {
             // Never written through: `writable` is false for it.
             Guard::Read(guard) => &**guard as *const Arena as *mut Arena,
         }
+    }
+}
+
+/// Locks two distinct arenas in the order [`ArenaLocks::new`] uses (by address): `source`
+/// for reading, `target` for writing. For a loop with one input and one output whose
+/// calls are too short to pay for the general lock set (casts that NumPy calls once per
+/// element).
+pub fn lock_pair<'a>(
+    source: &'a ArenaLock,
+    target: &'a ArenaLock,
+) -> (ReadGuard<'a>, WriteGuard<'a>) {
+    debug_assert!(!ptr::eq(source, target), "two distinct arenas");
+    if ptr::from_ref(source) < ptr::from_ref(target) {
+        let read = source.read();
+        (read, target.write())
+    } else {
+        let write = target.write();
+        (source.read(), write)
     }
 }
 

@@ -11,6 +11,7 @@ use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
 use super::pairs::{elsize, na_text, strided_loop, Pairs};
+use crate::arenas::lock_pair;
 use crate::descr::NaKind;
 use crate::element::{
     element_truth, is_fresh_destination, read_view, replace_element, write_element,
@@ -33,16 +34,9 @@ strided_loop!(pub(super) string_to_string, |pairs| {
     };
     let (source, target) = (&src_state.arena, &dst_state.arena);
     if !ptr::eq(source, target) {
-        // Two arenas: locked in address order, the source's for reading. NumPy's `take`,
-        // fancy indexing and masked copies call this once per element or short run, so
-        // it is kept to the two locks.
-        let (read, mut write) = if ptr::from_ref(source) < ptr::from_ref(target) {
-            let read = source.read();
-            (read, target.write())
-        } else {
-            let write = target.write();
-            (source.read(), write)
-        };
+        // Two arenas. NumPy's `take`, fancy indexing and masked copies call this once
+        // per element or short run, so it takes just the two locks.
+        let (read, mut write) = lock_pair(source, target);
         let fresh = is_fresh_destination(&write, pairs.dst_stride);
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
