@@ -411,6 +411,7 @@ pub(crate) mod live {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arena::registry::split_id;
     use crate::arena::MIN_CHUNK;
 
     fn buffer(array: &ArrowArray, i: usize) -> *const c_void {
@@ -442,7 +443,7 @@ mod tests {
         // The exported view names the chunk by its index among the data buffers.
         let at = long.location().unwrap();
         let local = Location {
-            chunk: crate::arena::registry::split_id(at.chunk).1,
+            chunk: split_id(at.chunk).1,
             offset: at.offset,
         };
         let exported = View::long(long.len(), long.prefix(), local).unwrap();
