@@ -1,14 +1,14 @@
-//! Blocks of ordinary chunks: the size classes, and the two bitmaps that let an arena
-//! prove that a view it is asked to release is one of its own live strings.
+//! Blocks of ordinary chunks: the size classes, and the map that lets an arena prove
+//! that a view it is asked to release is one of its own live strings.
 //!
 //! An ordinary chunk is carved from the front into blocks of a size class, every block
-//! starting on a 16-byte granule. `starts` marks the first granule of every block carved
-//! so far (live or free) and `live` the first granule of every live one. A block's size
-//! is the distance to the next start (or to the end of the carved bytes), so a release
-//! of `(offset, len)` is proven when a live block starts at `offset` and its size is
-//! exactly the size class of `len`. A view made up from raw bytes fails that test and is
-//! ignored, where trusting it would put a block twice on a free list, or a block of the
-//! wrong size, and let two strings share bytes. The cost is two bits per 16 bytes.
+//! starting on a 16-byte granule. The chunk keeps one byte per granule: the class (plus
+//! one) of the live block that starts there, and 0 everywhere else (inside a block, at a
+//! free block, past the carved bytes). A class fixes a block's size, so a release of
+//! `(offset, len)` is proven with one load: the byte of `offset`'s granule names the size
+//! class of `len`. A view made up from raw bytes fails that test and is ignored, where
+//! trusting it would put a block twice on a free list, or a block of the wrong size, and
+//! let two strings share bytes. The cost is one byte per 16 bytes of chunk.
 
 use crate::error::{Error, Result};
 use crate::view::MAX_INLINE_LEN;
@@ -16,10 +16,13 @@ use crate::view::MAX_INLINE_LEN;
 /// Number of size classes: 16 classes of 16-byte steps up to 256 bytes, then four classes
 /// per power of two up to 2^31.
 pub(super) const CLASS_COUNT: usize = 16 + 4 * 23;
+// Every class (plus one) fits the byte the map keeps per granule.
+const _: () = assert!(CLASS_COUNT < u8::MAX as usize);
 
 const GRANULE: usize = 16;
 
 /// The size class of a block for a string of `len` (> 12) bytes: (class index, block size).
+#[inline]
 pub(super) fn size_class(len: usize) -> (usize, usize) {
     debug_assert!(len > MAX_INLINE_LEN);
     if len <= 256 {
@@ -36,8 +39,8 @@ pub(super) fn size_class(len: usize) -> (usize, usize) {
 
 /// The block bookkeeping of one ordinary chunk.
 pub(super) struct Blocks {
-    starts: Vec<u64>,
-    live: Vec<u64>,
+    /// Per granule: the class plus one of the live block that starts there, else 0.
+    live: Vec<u8>,
     /// Bytes carved from the front so far.
     carved: usize,
     /// Bytes of the live blocks.
@@ -47,23 +50,20 @@ pub(super) struct Blocks {
 impl Blocks {
     /// Bookkeeping for a chunk of `len` bytes.
     pub(super) fn new(len: usize) -> Result<Blocks> {
-        let words = len.div_ceil(GRANULE * 64);
-        let bitmap = || -> Result<Vec<u64>> {
-            let mut bits = Vec::new();
-            bits.try_reserve_exact(words)
-                .map_err(|_| Error::OutOfMemory(words * 8))?;
-            bits.resize(words, 0);
-            Ok(bits)
-        };
+        let granules = len.div_ceil(GRANULE);
+        let mut live = Vec::new();
+        live.try_reserve_exact(granules)
+            .map_err(|_| Error::OutOfMemory(granules))?;
+        live.resize(granules, 0);
         Ok(Blocks {
-            starts: bitmap()?,
-            live: bitmap()?,
+            live,
             carved: 0,
             live_bytes: 0,
         })
     }
 
     /// Bytes carved from the front: the part of the chunk that may hold strings.
+    #[inline]
     pub(super) fn carved(&self) -> usize {
         self.carved
     }
@@ -73,69 +73,37 @@ impl Blocks {
         self.live_bytes
     }
 
-    /// Carves a new live block of `block` bytes at the end of the carved bytes and
-    /// returns its offset. The caller checked that it fits in the chunk.
-    pub(super) fn carve(&mut self, block: usize) -> usize {
+    /// Carves a new live block of `class` (`block` bytes) at the end of the carved bytes
+    /// and returns its offset. The caller checked that it fits in the chunk.
+    #[inline]
+    pub(super) fn carve(&mut self, class: usize, block: usize) -> usize {
         let offset = self.carved;
-        set(&mut self.starts, offset / GRANULE);
-        set(&mut self.live, offset / GRANULE);
+        self.live[offset / GRANULE] = class as u8 + 1;
         self.carved += block;
         self.live_bytes += block;
         offset
     }
 
-    /// Marks the free block at `offset` live again.
-    pub(super) fn revive(&mut self, offset: usize, block: usize) {
-        set(&mut self.live, offset / GRANULE);
+    /// Marks the free block of `class` (`block` bytes) at `offset` live again.
+    #[inline]
+    pub(super) fn revive(&mut self, offset: usize, class: usize, block: usize) {
+        self.live[offset / GRANULE] = class as u8 + 1;
         self.live_bytes += block;
     }
 
-    /// Whether a live block of exactly `block` bytes starts at `offset`.
-    pub(super) fn is_live_block(&self, offset: usize, block: usize) -> bool {
-        let Some(end) = offset.checked_add(block).filter(|&end| end <= self.carved) else {
-            return false;
-        };
-        if offset % GRANULE != 0 || !get(&self.live, offset / GRANULE) {
-            return false;
-        }
-        let (first, last) = (offset / GRANULE, end / GRANULE);
-        let next_starts_at_end = end == self.carved || get(&self.starts, last);
-        next_starts_at_end && !any_set(&self.starts, first + 1, last)
+    /// Whether a live block of `class` starts at `offset`.
+    #[inline]
+    pub(super) fn is_live_block(&self, offset: usize, class: usize) -> bool {
+        offset % GRANULE == 0 && self.live.get(offset / GRANULE) == Some(&(class as u8 + 1))
     }
 
-    /// Marks the live block at `offset` (checked with [`Blocks::is_live_block`]) free.
+    /// Marks the live block at `offset` (checked with [`Blocks::is_live_block`]) of
+    /// `block` bytes free.
+    #[inline]
     pub(super) fn kill(&mut self, offset: usize, block: usize) {
-        clear(&mut self.live, offset / GRANULE);
+        self.live[offset / GRANULE] = 0;
         self.live_bytes -= block;
     }
-}
-
-fn set(bits: &mut [u64], i: usize) {
-    bits[i / 64] |= 1 << (i % 64);
-}
-
-fn clear(bits: &mut [u64], i: usize) {
-    bits[i / 64] &= !(1 << (i % 64));
-}
-
-fn get(bits: &[u64], i: usize) -> bool {
-    bits.get(i / 64).is_some_and(|w| w & (1 << (i % 64)) != 0)
-}
-
-/// Whether any bit in `from..to` is set.
-fn any_set(bits: &[u64], from: usize, to: usize) -> bool {
-    if from >= to {
-        return false;
-    }
-    let (first, last) = (from / 64, (to - 1) / 64);
-    let low = u64::MAX << (from % 64);
-    let high = u64::MAX >> (63 - (to - 1) % 64);
-    if first == last {
-        return bits[first] & low & high != 0;
-    }
-    bits[first] & low != 0
-        || bits[first + 1..last].iter().any(|&w| w != 0)
-        || bits[last] & high != 0
 }
 
 #[cfg(test)]
@@ -157,41 +125,36 @@ mod tests {
     }
 
     #[test]
-    fn any_set_checks_exactly_the_range() {
-        let mut bits = vec![0u64; 4];
-        set(&mut bits, 70);
-        for (from, to, want) in [
-            (0, 70, false),
-            (0, 71, true),
-            (70, 71, true),
-            (71, 256, false),
-            (64, 128, true),
-            (5, 5, false),
-        ] {
-            assert_eq!(any_set(&bits, from, to), want, "{from}..{to}");
-        }
+    fn only_live_blocks_of_the_right_class_pass() {
+        let class = |len| size_class(len).0;
+        let mut blocks = Blocks::new(4096).unwrap();
+        let a = blocks.carve(class(32), 32);
+        let b = blocks.carve(class(64), 64);
+        let c = blocks.carve(class(16), 16);
+        assert_eq!((a, b, c), (0, 32, 96));
+        assert!(blocks.is_live_block(a, class(32)));
+        assert!(blocks.is_live_block(b, class(64)));
+        assert!(blocks.is_live_block(c, class(16)));
+        assert!(!blocks.is_live_block(a, class(16)), "too small");
+        assert!(!blocks.is_live_block(a, class(96)), "spans two blocks");
+        assert!(!blocks.is_live_block(16, class(16)), "not a block start");
+        assert!(!blocks.is_live_block(8, class(32)), "not on a granule");
+        assert!(
+            !blocks.is_live_block(112, class(16)),
+            "past the carved bytes"
+        );
+        assert!(!blocks.is_live_block(1 << 20, class(16)), "past the chunk");
+        assert!(!blocks.is_live_block(usize::MAX - 15, class(32)));
+        blocks.kill(b, 64);
+        assert!(!blocks.is_live_block(b, class(64)), "released twice");
+        assert_eq!(blocks.live_bytes(), 48);
+        blocks.revive(b, class(64), 64);
+        assert!(blocks.is_live_block(b, class(64)));
     }
 
     #[test]
-    fn only_live_blocks_of_the_right_size_pass() {
-        let mut blocks = Blocks::new(4096).unwrap();
-        let a = blocks.carve(32);
-        let b = blocks.carve(64);
-        let c = blocks.carve(16);
-        assert_eq!((a, b, c), (0, 32, 96));
-        assert!(blocks.is_live_block(a, 32));
-        assert!(blocks.is_live_block(b, 64));
-        assert!(blocks.is_live_block(c, 16));
-        assert!(!blocks.is_live_block(a, 16), "too small");
-        assert!(!blocks.is_live_block(a, 96), "spans two blocks");
-        assert!(!blocks.is_live_block(16, 16), "not a block start");
-        assert!(!blocks.is_live_block(8, 32), "not on a granule");
-        assert!(!blocks.is_live_block(c, 32), "past the carved bytes");
-        assert!(!blocks.is_live_block(usize::MAX - 8, 32));
-        blocks.kill(b, 64);
-        assert!(!blocks.is_live_block(b, 64), "released twice");
-        assert_eq!(blocks.live_bytes(), 48);
-        blocks.revive(b, 64);
-        assert!(blocks.is_live_block(b, 64));
+    fn a_chunk_of_any_length_has_a_byte_per_granule() {
+        let blocks = Blocks::new(4097).unwrap();
+        assert_eq!(blocks.live.len(), 257);
     }
 }

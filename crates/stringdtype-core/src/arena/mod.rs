@@ -27,6 +27,7 @@
 //! Every allocation is fallible: running out of memory is an [`Error::OutOfMemory`],
 //! never an abort.
 
+mod allocate;
 mod blocks;
 mod chunk;
 mod packed;
@@ -41,7 +42,7 @@ use crate::view::{Location, View, MAX_INLINE_LEN};
 use blocks::{size_class, Blocks, CLASS_COUNT};
 pub use chunk::{pooled_bytes, ChunkBuf, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
-use registry::{chunk_id, split_id, Mailbox, MAX_LOCAL_CHUNKS};
+use registry::{chunk_id, split_id, Mailbox};
 pub use share::ChunkShare;
 
 pub const DEDICATED_THRESHOLD: usize = 1024 * 1024;
@@ -282,29 +283,11 @@ impl Arena {
             return;
         };
         let (len, offset) = (view.len(), location.offset as usize);
-        if let Kind::Dedicated { len: held } = chunk.kind {
-            if offset == 0 && len == held {
-                self.usage.used = self.usage.used.saturating_sub(len);
-                self.usage.string_bytes = self.usage.string_bytes.saturating_sub(len);
-                self.free_chunk(local);
-            }
-            return;
-        }
         let usage = &mut self.usage;
         match &mut chunk.kind {
-            Kind::Free | Kind::Dedicated { .. } => {}
-            Kind::Packed { fill, live } => {
-                let inside = offset.checked_add(len).is_some_and(|end| end <= *fill);
-                let same = inside && chunk.buf.slice(offset, 4) == Some(&view.prefix()[..]);
-                if same {
-                    *live = live.saturating_sub(len);
-                    usage.used = usage.used.saturating_sub(len);
-                    usage.string_bytes = usage.string_bytes.saturating_sub(len);
-                }
-            }
             Kind::Ordinary(blocks) => {
                 let (class, block) = size_class(len);
-                if block > DEDICATED_THRESHOLD || !blocks.is_live_block(offset, block) {
+                if block > DEDICATED_THRESHOLD || !blocks.is_live_block(offset, class) {
                     return;
                 }
                 blocks.kill(offset, block);
@@ -316,6 +299,23 @@ impl Arena {
                 let offset = offset as u32;
                 self.free_blocks[class].push(BlockRef { local, offset });
             }
+            Kind::Dedicated { len: held } => {
+                if offset == 0 && len == *held {
+                    usage.used = usage.used.saturating_sub(len);
+                    usage.string_bytes = usage.string_bytes.saturating_sub(len);
+                    self.free_chunk(local);
+                }
+            }
+            Kind::Packed { fill, live } => {
+                let inside = offset.checked_add(len).is_some_and(|end| end <= *fill);
+                let same = inside && chunk.buf.slice(offset, 4) == Some(&view.prefix()[..]);
+                if same {
+                    *live = live.saturating_sub(len);
+                    usage.used = usage.used.saturating_sub(len);
+                    usage.string_bytes = usage.string_bytes.saturating_sub(len);
+                }
+            }
+            Kind::Free => {}
         }
     }
 
@@ -451,121 +451,6 @@ impl Arena {
             chunk: chunk_id(self.slot, block.local),
             offset: block.offset,
         }
-    }
-
-    fn allocate(&mut self, len: usize) -> Result<BlockRef> {
-        let (class, block) = size_class(len);
-        if block > DEDICATED_THRESHOLD {
-            let local = self.push_chunk(len, Kind::Dedicated { len })?;
-            self.usage.used += len;
-            self.usage.string_bytes += len;
-            return Ok(BlockRef { local, offset: 0 });
-        }
-        let at = match self.pop_free_block(class) {
-            Some(at) => {
-                let Kind::Ordinary(blocks) = &mut self.chunks[at.local as usize].kind else {
-                    unreachable!("free blocks are in ordinary chunks");
-                };
-                blocks.revive(at.offset as usize, block);
-                at
-            }
-            None => self.carve(block)?,
-        };
-        self.usage.used += block;
-        self.usage.string_bytes += len;
-        Ok(at)
-    }
-
-    /// A new block of `block` bytes from the current chunk, or from a new one.
-    fn carve(&mut self, block: usize) -> Result<BlockRef> {
-        if let Some(local) = self.current {
-            let chunk = &mut self.chunks[local as usize];
-            if let Kind::Ordinary(blocks) = &mut chunk.kind {
-                if chunk.buf.len() - blocks.carved() >= block {
-                    let offset = blocks.carve(block) as u32;
-                    return Ok(BlockRef { local, offset });
-                }
-            }
-        }
-        let size = self.next_chunk.max(block);
-        let local = self.push_chunk(size, Kind::Ordinary(Blocks::new(size)?))?;
-        self.next_chunk = (size * 2).min(MAX_CHUNK);
-        self.current = Some(local);
-        let Kind::Ordinary(blocks) = &mut self.chunks[local as usize].kind else {
-            unreachable!("just made");
-        };
-        let offset = blocks.carve(block) as u32;
-        Ok(BlockRef { local, offset })
-    }
-
-    /// The newest free block of `class` in a chunk that is not shared; blocks of shared
-    /// chunks are parked until their share ends.
-    fn pop_free_block(&mut self, class: usize) -> Option<BlockRef> {
-        loop {
-            let list = self.free_blocks.get_mut(class)?;
-            while let Some(at) = list.pop() {
-                if !self.chunks[at.local as usize].is_shared() {
-                    return Some(at);
-                }
-                self.parked.push((class, at));
-            }
-            let unshared = UNSHARED.load(Ordering::Relaxed);
-            if self.parked.is_empty() || unshared == self.parked_seen {
-                return None;
-            }
-            self.parked_seen = unshared;
-            let mut parked = std::mem::take(&mut self.parked);
-            parked.retain(|&(class, at)| {
-                let waiting = self.chunks[at.local as usize].is_shared();
-                if !waiting {
-                    self.free_blocks[class].push(at);
-                }
-                waiting
-            });
-            self.parked = parked;
-        }
-    }
-
-    /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
-    fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
-        if self.slot == 0 {
-            let mailbox = Arc::new(Mailbox::default());
-            self.slot = registry::claim_slot(&mailbox)?;
-            self.mailbox = Some(mailbox);
-        }
-        let buf = Arc::new(ChunkBuf::new(size)?);
-        let local = match self.free_locals.pop() {
-            Some(local) => local,
-            None => {
-                if self.chunks.len() >= MAX_LOCAL_CHUNKS {
-                    return Err(Error::ArenaFull("an array holds at most 4096 chunks"));
-                }
-                self.chunks
-                    .try_reserve(1)
-                    .map_err(|_| Error::OutOfMemory(0))?;
-                self.chunks.push(Chunk::free());
-                (self.chunks.len() - 1) as u32
-            }
-        };
-        if let Err(err) = registry::publish(self.slot, local, &buf) {
-            self.free_locals.push(local);
-            return Err(err);
-        }
-        self.chunks[local as usize] = Chunk { buf, kind };
-        self.usage.capacity += size;
-        Ok(local)
-    }
-
-    /// Frees a chunk that holds no live string and makes its place reusable.
-    fn free_chunk(&mut self, local: u32) {
-        registry::withdraw(self.slot, local);
-        // A share keeps its own reference, so dropping ours is safe either way.
-        let chunk = std::mem::replace(&mut self.chunks[local as usize], Chunk::free());
-        self.usage.capacity -= chunk.buf.len();
-        if self.current == Some(local) {
-            self.current = None;
-        }
-        self.free_locals.push(local);
     }
 
     /// Copies `len` bytes from `source` into `block`, which `allocate` has just handed out.

@@ -1,0 +1,156 @@
+//! Where blocks come from: a bump of the current chunk, a class's free list, or a new
+//! chunk; and how chunks are added and freed.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use super::blocks::{size_class, Blocks};
+use super::registry::{self, Mailbox, MAX_LOCAL_CHUNKS};
+use super::{Arena, BlockRef, Chunk, ChunkBuf, Kind, DEDICATED_THRESHOLD, MAX_CHUNK, UNSHARED};
+use crate::error::{Error, Result};
+
+impl Arena {
+    /// A block for a string of `len` bytes. The common case, a class with no free
+    /// blocks waiting and room in the current chunk, is a bump of the carved bytes.
+    #[inline(always)]
+    pub(super) fn allocate(&mut self, len: usize) -> Result<BlockRef> {
+        let (class, block) = size_class(len);
+        let none_free = self.free_blocks.get(class).is_none_or(Vec::is_empty);
+        if none_free && self.parked.is_empty() && block <= DEDICATED_THRESHOLD {
+            if let Some(at) = self.carve_current(class, block) {
+                self.usage.used += block;
+                self.usage.string_bytes += len;
+                return Ok(at);
+            }
+        }
+        self.allocate_slow(len, class, block)
+    }
+
+    #[cold]
+    pub(super) fn allocate_slow(
+        &mut self,
+        len: usize,
+        class: usize,
+        block: usize,
+    ) -> Result<BlockRef> {
+        if block > DEDICATED_THRESHOLD {
+            let local = self.push_chunk(len, Kind::Dedicated { len })?;
+            self.usage.used += len;
+            self.usage.string_bytes += len;
+            return Ok(BlockRef { local, offset: 0 });
+        }
+        let at = match self.pop_free_block(class) {
+            Some(at) => {
+                let Kind::Ordinary(blocks) = &mut self.chunks[at.local as usize].kind else {
+                    unreachable!("free blocks are in ordinary chunks");
+                };
+                blocks.revive(at.offset as usize, class, block);
+                at
+            }
+            None => match self.carve_current(class, block) {
+                Some(at) => at,
+                None => self.carve_new(class, block)?,
+            },
+        };
+        self.usage.used += block;
+        self.usage.string_bytes += len;
+        Ok(at)
+    }
+
+    /// A new block of `class` (`block` bytes) from the current chunk, if it has room.
+    #[inline(always)]
+    pub(super) fn carve_current(&mut self, class: usize, block: usize) -> Option<BlockRef> {
+        let local = self.current?;
+        let chunk = &mut self.chunks[local as usize];
+        let Kind::Ordinary(blocks) = &mut chunk.kind else {
+            return None;
+        };
+        if chunk.buf.len() - blocks.carved() < block {
+            return None;
+        }
+        let offset = blocks.carve(class, block) as u32;
+        Some(BlockRef { local, offset })
+    }
+
+    /// A new block of `class` (`block` bytes) at the front of a new chunk, which becomes
+    /// the current one.
+    pub(super) fn carve_new(&mut self, class: usize, block: usize) -> Result<BlockRef> {
+        let size = self.next_chunk.max(block);
+        let local = self.push_chunk(size, Kind::Ordinary(Blocks::new(size)?))?;
+        self.next_chunk = (size * 2).min(MAX_CHUNK);
+        self.current = Some(local);
+        Ok(self
+            .carve_current(class, block)
+            .expect("a new chunk has room for the block it is made for"))
+    }
+
+    /// The newest free block of `class` in a chunk that is not shared; blocks of shared
+    /// chunks are parked until their share ends.
+    pub(super) fn pop_free_block(&mut self, class: usize) -> Option<BlockRef> {
+        loop {
+            let list = self.free_blocks.get_mut(class)?;
+            while let Some(at) = list.pop() {
+                if !self.chunks[at.local as usize].is_shared() {
+                    return Some(at);
+                }
+                self.parked.push((class, at));
+            }
+            let unshared = UNSHARED.load(Ordering::Relaxed);
+            if self.parked.is_empty() || unshared == self.parked_seen {
+                return None;
+            }
+            self.parked_seen = unshared;
+            let mut parked = std::mem::take(&mut self.parked);
+            parked.retain(|&(class, at)| {
+                let waiting = self.chunks[at.local as usize].is_shared();
+                if !waiting {
+                    self.free_blocks[class].push(at);
+                }
+                waiting
+            });
+            self.parked = parked;
+        }
+    }
+
+    /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
+    pub(super) fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
+        if self.slot == 0 {
+            let mailbox = Arc::new(Mailbox::default());
+            self.slot = registry::claim_slot(&mailbox)?;
+            self.mailbox = Some(mailbox);
+        }
+        let buf = Arc::new(ChunkBuf::new(size)?);
+        let local = match self.free_locals.pop() {
+            Some(local) => local,
+            None => {
+                if self.chunks.len() >= MAX_LOCAL_CHUNKS {
+                    return Err(Error::ArenaFull("an array holds at most 4096 chunks"));
+                }
+                self.chunks
+                    .try_reserve(1)
+                    .map_err(|_| Error::OutOfMemory(0))?;
+                self.chunks.push(Chunk::free());
+                (self.chunks.len() - 1) as u32
+            }
+        };
+        if let Err(err) = registry::publish(self.slot, local, &buf) {
+            self.free_locals.push(local);
+            return Err(err);
+        }
+        self.chunks[local as usize] = Chunk { buf, kind };
+        self.usage.capacity += size;
+        Ok(local)
+    }
+
+    /// Frees a chunk that holds no live string and makes its place reusable.
+    pub(super) fn free_chunk(&mut self, local: u32) {
+        registry::withdraw(self.slot, local);
+        // A share keeps its own reference, so dropping ours is safe either way.
+        let chunk = std::mem::replace(&mut self.chunks[local as usize], Chunk::free());
+        self.usage.capacity -= chunk.buf.len();
+        if self.current == Some(local) {
+            self.current = None;
+        }
+        self.free_locals.push(local);
+    }
+}
