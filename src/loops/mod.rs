@@ -161,7 +161,16 @@ pub unsafe fn read_count(args: &Args<'_>, k: usize, i: isize, what: &str) -> PyR
 
 /// Makes room for `bytes` more bytes in a result buffer, or fails with `MemoryError`:
 /// result sizes come from users' counts and widths.
+#[inline]
 pub fn reserve(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
+    if out.capacity() - out.len() >= bytes {
+        return Ok(());
+    }
+    grow(out, bytes)
+}
+
+#[cold]
+fn grow(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
     out.try_reserve(bytes)
         .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {bytes} bytes for a string")))
 }
