@@ -42,8 +42,11 @@ pub unsafe fn read_len_and_prefix(ptr: *const u8) -> u64 {
 /// `ptr` must point at 16 writable bytes.
 #[inline]
 pub unsafe fn write_view(ptr: *mut u8, view: View) {
+    // Written as an integer: a view just returned through memory (a `Result<View>`) is
+    // then moved in two word loads, which the callee's two word stores forward to,
+    // where one 16-byte load of them would stall.
     // SAFETY: forwarded contract.
-    unsafe { ptr::write_unaligned(ptr as *mut View, view) }
+    unsafe { ptr::write_unaligned(ptr as *mut u128, view.as_u128()) }
 }
 
 /// Converts an object to the `str` to store, as NumPy's StringDType does: `str` as is,
@@ -109,12 +112,14 @@ pub unsafe fn set_element(
     };
     // The GIL (`py`) is held until the guard is dropped: no fork session needed.
     let mut arena = descr.arena().write_holding_gil();
-    let view = match bytes {
-        Some(bytes) => arena.store(bytes.as_bytes()).py()?,
-        None => View::NA,
-    };
-    // SAFETY: `dst` is an element (forwarded contract).
-    unsafe { replace_element(&mut arena, dst, view) };
+    // SAFETY (both arms): `dst` is an element (forwarded contract).
+    match bytes {
+        Some(bytes) => {
+            let view = arena.store(bytes.as_bytes()).py()?;
+            unsafe { replace_element(&mut arena, dst, view) };
+        }
+        None => unsafe { replace_element(&mut arena, dst, View::NA) },
+    }
     Ok(())
 }
 

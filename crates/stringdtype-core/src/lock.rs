@@ -84,12 +84,16 @@ impl ArenaLock {
 
     #[inline]
     fn write_in(&self, session: Option<Session>) -> WriteGuard<'_> {
-        let mut guard = WriteGuard {
-            guard: self.lock.write().unwrap_or_else(PoisonError::into_inner),
-            _session: session,
-        };
+        let mut guard = self.lock.write().unwrap_or_else(PoisonError::into_inner);
         guard.collect_mail();
-        guard
+        // Built only now, in the caller's place: a guard built first and then moved
+        // (after `collect_mail` took its address) is copied in pieces whose sizes do
+        // not match (the session flag is one byte, read back as part of a word), which
+        // stalls the copy on every element of an item-by-item loop.
+        WriteGuard {
+            guard,
+            _session: session,
+        }
     }
 
     /// Replaces the arena by `arena` and drops the old one (after unlocking).
