@@ -17,7 +17,7 @@ impl Arena {
         let (class, block) = size_class(len);
         let none_free = self.free_blocks.get(class).is_none_or(Vec::is_empty);
         if none_free && self.parked.is_empty() && block <= DEDICATED_THRESHOLD {
-            if let Some(at) = self.carve_current(class, block) {
+            if let Some(at) = self.carve_current(block) {
                 self.usage.used += block;
                 self.usage.string_bytes += len;
                 return Ok(at);
@@ -44,12 +44,12 @@ impl Arena {
                 let Kind::Ordinary(blocks) = &mut self.chunks[at.local as usize].kind else {
                     unreachable!("free blocks are in ordinary chunks");
                 };
-                blocks.revive(at.offset as usize, class, block);
+                blocks.revive(at.offset as usize, block);
                 at
             }
-            None => match self.carve_current(class, block) {
+            None => match self.carve_current(block) {
                 Some(at) => at,
-                None => self.carve_new(class, block)?,
+                None => self.carve_new(block)?,
             },
         };
         self.usage.used += block;
@@ -57,9 +57,9 @@ impl Arena {
         Ok(at)
     }
 
-    /// A new block of `class` (`block` bytes) from the current chunk, if it has room.
+    /// A new block of `block` bytes from the current chunk, if it has room.
     #[inline(always)]
-    pub(super) fn carve_current(&mut self, class: usize, block: usize) -> Option<BlockRef> {
+    pub(super) fn carve_current(&mut self, block: usize) -> Option<BlockRef> {
         let local = self.current?;
         let chunk = &mut self.chunks[local as usize];
         let Kind::Ordinary(blocks) = &mut chunk.kind else {
@@ -68,19 +68,19 @@ impl Arena {
         if chunk.buf.len() - blocks.carved() < block {
             return None;
         }
-        let offset = blocks.carve(class, block) as u32;
+        let offset = blocks.carve(block) as u32;
         Some(BlockRef { local, offset })
     }
 
-    /// A new block of `class` (`block` bytes) at the front of a new chunk, which becomes
+    /// A new block of `block` bytes at the front of a new chunk, which becomes
     /// the current one.
-    pub(super) fn carve_new(&mut self, class: usize, block: usize) -> Result<BlockRef> {
+    pub(super) fn carve_new(&mut self, block: usize) -> Result<BlockRef> {
         let size = self.next_chunk.max(block);
         let local = self.push_chunk(size, Kind::Ordinary(Blocks::new(size)?))?;
         self.next_chunk = (size * 2).min(MAX_CHUNK);
         self.current = Some(local);
         Ok(self
-            .carve_current(class, block)
+            .carve_current(block)
             .expect("a new chunk has room for the block it is made for"))
     }
 

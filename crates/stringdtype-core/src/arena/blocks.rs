@@ -1,14 +1,18 @@
-//! Blocks of ordinary chunks: the size classes, and the map that lets an arena prove
+//! Blocks of ordinary chunks: the size classes, and the bitmaps that let an arena prove
 //! that a view it is asked to release is one of its own live strings.
 //!
 //! An ordinary chunk is carved from the front into blocks of a size class, every block
-//! starting on a 16-byte granule. The chunk keeps one byte per granule: the class (plus
-//! one) of the live block that starts there, and 0 everywhere else (inside a block, at a
-//! free block, past the carved bytes). A class fixes a block's size, so a release of
-//! `(offset, len)` is proven with one load: the byte of `offset`'s granule names the size
-//! class of `len`. A view made up from raw bytes fails that test and is ignored, where
-//! trusting it would put a block twice on a free list, or a block of the wrong size, and
-//! let two strings share bytes. The cost is one byte per 16 bytes of chunk.
+//! starting on a 16-byte granule. Two bits per granule record the first granule of every
+//! block carved so far (live or free) and of every live one. A block's size is the
+//! distance to the next start (or to the end of the carved bytes), so a release of
+//! `(offset, len)` is proven when a live block starts at `offset` and the next start is
+//! exactly the size class of `len` further on. A view made up from raw bytes fails that
+//! test and is ignored, where trusting it would put a block twice on a free list, or a
+//! block of the wrong size, and let two strings share bytes.
+//!
+//! The two bits of 64 granules sit side by side in one 16-byte pair of words, so a proof
+//! reads one or two adjacent pairs: releases in random order (an assignment through a
+//! permutation) then miss the cache once, in bookkeeping of 1/64 of the chunk.
 
 use crate::error::{Error, Result};
 use crate::view::MAX_INLINE_LEN;
@@ -39,24 +43,31 @@ pub(super) fn size_class(len: usize) -> (usize, usize) {
 
 /// The block bookkeeping of one ordinary chunk.
 pub(super) struct Blocks {
-    /// Per granule: the class plus one of the live block that starts there, else 0.
-    live: Vec<u8>,
+    /// Per 64 granules: the block-start bits and the live-block bits.
+    bits: Vec<Pair>,
     /// Bytes carved from the front so far.
     carved: usize,
     /// Bytes of the live blocks.
     live_bytes: usize,
 }
 
+#[derive(Clone, Copy, Default)]
+#[repr(C, align(16))]
+struct Pair {
+    starts: u64,
+    live: u64,
+}
+
 impl Blocks {
     /// Bookkeeping for a chunk of `len` bytes.
     pub(super) fn new(len: usize) -> Result<Blocks> {
-        let granules = len.div_ceil(GRANULE);
-        let mut live = Vec::new();
-        live.try_reserve_exact(granules)
-            .map_err(|_| Error::OutOfMemory(granules))?;
-        live.resize(granules, 0);
+        let pairs = len.div_ceil(GRANULE * 64);
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(pairs)
+            .map_err(|_| Error::OutOfMemory(pairs * 16))?;
+        bits.resize(pairs, Pair::default());
         Ok(Blocks {
-            live,
+            bits,
             carved: 0,
             live_bytes: 0,
         })
@@ -73,37 +84,95 @@ impl Blocks {
         self.live_bytes
     }
 
-    /// Carves a new live block of `class` (`block` bytes) at the end of the carved bytes
-    /// and returns its offset. The caller checked that it fits in the chunk.
+    /// Carves a new live block of `block` bytes at the end of the carved bytes and
+    /// returns its offset. The caller checked that it fits in the chunk.
     #[inline]
-    pub(super) fn carve(&mut self, class: usize, block: usize) -> usize {
+    pub(super) fn carve(&mut self, block: usize) -> usize {
         let offset = self.carved;
-        self.live[offset / GRANULE] = class as u8 + 1;
+        let (pair, bit) = place(offset);
+        self.bits[pair].starts |= bit;
+        self.bits[pair].live |= bit;
         self.carved += block;
         self.live_bytes += block;
         offset
     }
 
-    /// Marks the free block of `class` (`block` bytes) at `offset` live again.
+    /// Marks the free block of `block` bytes at `offset` live again.
     #[inline]
-    pub(super) fn revive(&mut self, offset: usize, class: usize, block: usize) {
-        self.live[offset / GRANULE] = class as u8 + 1;
+    pub(super) fn revive(&mut self, offset: usize, block: usize) {
+        let (pair, bit) = place(offset);
+        self.bits[pair].live |= bit;
         self.live_bytes += block;
     }
 
-    /// Whether a live block of `class` starts at `offset`.
+    /// Whether a live block of exactly `block` bytes starts at `offset`.
     #[inline]
-    pub(super) fn is_live_block(&self, offset: usize, class: usize) -> bool {
-        offset % GRANULE == 0 && self.live.get(offset / GRANULE) == Some(&(class as u8 + 1))
+    pub(super) fn is_live_block(&self, offset: usize, block: usize) -> bool {
+        let Some(end) = offset.checked_add(block).filter(|&end| end <= self.carved) else {
+            return false;
+        };
+        if offset % GRANULE != 0 || block % GRANULE != 0 || block == 0 {
+            return false;
+        }
+        let (first, granules) = (offset / GRANULE, block / GRANULE);
+        let (pair, bit) = place(offset);
+        let Some(bits) = self.bits.get(pair) else {
+            return false;
+        };
+        if bits.live & bit == 0 {
+            return false;
+        }
+        let shift = first % 64;
+        if shift + granules >= 64 {
+            return self.is_block_across_words(first, first + granules, end);
+        }
+        // Bit 0 is the block's own start: no other start inside it, and the next one
+        // where it ends.
+        let starts = bits.starts >> shift;
+        let inside = (starts >> 1) & ((1 << (granules - 1)) - 1);
+        inside == 0 && (end == self.carved || starts >> granules & 1 == 1)
+    }
+
+    /// [`Blocks::is_live_block`]'s size check for a block from granule `first` to `last`
+    /// whose start bits reach into the next pair.
+    #[cold]
+    fn is_block_across_words(&self, first: usize, last: usize, end: usize) -> bool {
+        let start = |i: usize| self.bits[i / 64].starts >> (i % 64) & 1 == 1;
+        let ends_here = end == self.carved || start(last);
+        ends_here && !any_start(&self.bits, first + 1, last)
     }
 
     /// Marks the live block at `offset` (checked with [`Blocks::is_live_block`]) of
     /// `block` bytes free.
     #[inline]
     pub(super) fn kill(&mut self, offset: usize, block: usize) {
-        self.live[offset / GRANULE] = 0;
+        let (pair, bit) = place(offset);
+        self.bits[pair].live &= !bit;
         self.live_bytes -= block;
     }
+}
+
+/// Whether any block starts at a granule in `from..to`.
+fn any_start(bits: &[Pair], from: usize, to: usize) -> bool {
+    if from >= to {
+        return false;
+    }
+    let (first, last) = (from / 64, (to - 1) / 64);
+    let low = u64::MAX << (from % 64);
+    let high = u64::MAX >> (63 - (to - 1) % 64);
+    if first == last {
+        return bits[first].starts & low & high != 0;
+    }
+    bits[first].starts & low != 0
+        || bits[first + 1..last].iter().any(|p| p.starts != 0)
+        || bits[last].starts & high != 0
+}
+
+/// The pair and the bit of the granule at `offset`.
+#[inline]
+fn place(offset: usize) -> (usize, u64) {
+    let granule = offset / GRANULE;
+    (granule / 64, 1 << (granule % 64))
 }
 
 #[cfg(test)]
@@ -125,36 +194,50 @@ mod tests {
     }
 
     #[test]
-    fn only_live_blocks_of_the_right_class_pass() {
-        let class = |len| size_class(len).0;
-        let mut blocks = Blocks::new(4096).unwrap();
-        let a = blocks.carve(class(32), 32);
-        let b = blocks.carve(class(64), 64);
-        let c = blocks.carve(class(16), 16);
+    fn only_live_blocks_of_the_right_size_pass() {
+        let mut blocks = Blocks::new(1 << 16).unwrap();
+        let a = blocks.carve(32);
+        let b = blocks.carve(64);
+        let c = blocks.carve(16);
         assert_eq!((a, b, c), (0, 32, 96));
-        assert!(blocks.is_live_block(a, class(32)));
-        assert!(blocks.is_live_block(b, class(64)));
-        assert!(blocks.is_live_block(c, class(16)));
-        assert!(!blocks.is_live_block(a, class(16)), "too small");
-        assert!(!blocks.is_live_block(a, class(96)), "spans two blocks");
-        assert!(!blocks.is_live_block(16, class(16)), "not a block start");
-        assert!(!blocks.is_live_block(8, class(32)), "not on a granule");
-        assert!(
-            !blocks.is_live_block(112, class(16)),
-            "past the carved bytes"
-        );
-        assert!(!blocks.is_live_block(1 << 20, class(16)), "past the chunk");
-        assert!(!blocks.is_live_block(usize::MAX - 15, class(32)));
+        assert!(blocks.is_live_block(a, 32));
+        assert!(blocks.is_live_block(b, 64));
+        assert!(blocks.is_live_block(c, 16));
+        assert!(!blocks.is_live_block(a, 16), "too small");
+        assert!(!blocks.is_live_block(a, 96), "spans two blocks");
+        assert!(!blocks.is_live_block(16, 16), "not a block start");
+        assert!(!blocks.is_live_block(8, 32), "not on a granule");
+        assert!(!blocks.is_live_block(c, 32), "past the carved bytes");
+        assert!(!blocks.is_live_block(usize::MAX - 15, 32));
         blocks.kill(b, 64);
-        assert!(!blocks.is_live_block(b, class(64)), "released twice");
+        assert!(!blocks.is_live_block(b, 64), "released twice");
         assert_eq!(blocks.live_bytes(), 48);
-        blocks.revive(b, class(64), 64);
-        assert!(blocks.is_live_block(b, class(64)));
+        blocks.revive(b, 64);
+        assert!(blocks.is_live_block(b, 64));
     }
 
     #[test]
-    fn a_chunk_of_any_length_has_a_byte_per_granule() {
-        let blocks = Blocks::new(4097).unwrap();
-        assert_eq!(blocks.live.len(), 257);
+    fn blocks_across_words_and_over_64_granules() {
+        let mut blocks = Blocks::new(1 << 16).unwrap();
+        // Starts at granules 0, 60 (crosses into the next pair), 124, and a block of
+        // 80 granules from 188.
+        let sizes = [960, 1024, 1024, 1280, 16];
+        let offsets: Vec<usize> = sizes.iter().map(|&s| blocks.carve(s)).collect();
+        for (&offset, &size) in offsets.iter().zip(&sizes) {
+            assert!(blocks.is_live_block(offset, size), "{offset} {size}");
+            assert!(!blocks.is_live_block(offset, size + 16), "{offset} longer");
+            assert!(!blocks.is_live_block(offset, size - 16), "{offset} shorter");
+        }
+        assert!(!blocks.is_live_block(offsets[1], 2048), "two blocks as one");
+        assert!(
+            !blocks.is_live_block(offsets[3], 1296),
+            "the long block and the next"
+        );
+    }
+
+    #[test]
+    fn a_chunk_of_any_length_has_bits_for_every_granule() {
+        let blocks = Blocks::new(1024 * 16 + 1).unwrap();
+        assert_eq!(blocks.bits.len(), 17);
     }
 }
