@@ -27,12 +27,7 @@ impl Arena {
     }
 
     #[cold]
-    pub(super) fn allocate_slow(
-        &mut self,
-        len: usize,
-        class: usize,
-        block: usize,
-    ) -> Result<BlockRef> {
+    fn allocate_slow(&mut self, len: usize, class: usize, block: usize) -> Result<BlockRef> {
         if block > DEDICATED_THRESHOLD {
             let local = self.push_chunk(len, Kind::Dedicated { len })?;
             self.usage.used += len;
@@ -59,7 +54,7 @@ impl Arena {
 
     /// A new block of `block` bytes from the current chunk, if it has room.
     #[inline(always)]
-    pub(super) fn carve_current(&mut self, block: usize) -> Option<BlockRef> {
+    fn carve_current(&mut self, block: usize) -> Option<BlockRef> {
         let local = self.current?;
         let chunk = &mut self.chunks[local as usize];
         let Kind::Ordinary(blocks) = &mut chunk.kind else {
@@ -74,7 +69,7 @@ impl Arena {
 
     /// A new block of `block` bytes at the front of a new chunk, which becomes
     /// the current one.
-    pub(super) fn carve_new(&mut self, block: usize) -> Result<BlockRef> {
+    fn carve_new(&mut self, block: usize) -> Result<BlockRef> {
         let size = self.next_chunk.max(block);
         let local = self.push_chunk(size, Kind::Ordinary(Blocks::new(size)?))?;
         self.next_chunk = (size * 2).min(MAX_CHUNK);
@@ -86,7 +81,7 @@ impl Arena {
 
     /// The newest free block of `class` in a chunk that is not shared; blocks of shared
     /// chunks are parked until their share ends.
-    pub(super) fn pop_free_block(&mut self, class: usize) -> Option<BlockRef> {
+    fn pop_free_block(&mut self, class: usize) -> Option<BlockRef> {
         loop {
             let list = self.free_blocks.get_mut(class)?;
             while let Some(at) = list.pop() {

@@ -20,8 +20,6 @@ use crate::view::MAX_INLINE_LEN;
 /// Number of size classes: 16 classes of 16-byte steps up to 256 bytes, then four classes
 /// per power of two up to 2^31.
 pub(super) const CLASS_COUNT: usize = 16 + 4 * 23;
-// Every class (plus one) fits the byte the map keeps per granule.
-const _: () = assert!(CLASS_COUNT < u8::MAX as usize);
 
 const GRANULE: usize = 16;
 
