@@ -3,10 +3,12 @@
 //!
 //! Every element is read through checked buffers ([`super::buffers`]) and validated as
 //! UTF-8 (whole data buffers at once where they are valid as a whole, then only the
-//! strings' ends), and only then are the long strings stored, end to end in packed
-//! chunks of the caller's arena: their bytes are copied exactly once and every element
-//! owns its bytes (a dictionary value used twice is stored twice). The imported structs
-//! are taken by value and so released exactly once, whatever happens.
+//! strings' ends) before its long string is stored, end to end in packed chunks of the
+//! caller's arena: their bytes are copied exactly once and every element owns its bytes
+//! (a dictionary value used twice is stored twice). Plain arrays are read in one pass,
+//! their long strings' total length taken from the offsets or views alone; on error the
+//! strings already stored are released again. The imported structs are taken by value
+//! and so released exactly once, whatever happens.
 
 use super::buffers::{is_valid, IntKind, RawArray};
 use super::error::ArrowError;
@@ -16,7 +18,7 @@ use super::strings::{
     ValueLayout, ViewStrings,
 };
 use crate::arena::Arena;
-use crate::view::{Location, View, MAX_INLINE_LEN};
+use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// The string types this module imports.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,10 +131,10 @@ fn import_typed_into(
     }
 }
 
-/// Stores element `i` of `get` into `out[i]`, for every `i`: first reads and checks
-/// every element (so that a bad one costs no copy), then reads the long strings again
-/// and copies them end to end into packed chunks of the arena. On error, the arena is
-/// as it was.
+/// Stores element `i` of `get` (a dictionary array) into `out[i]`, for every `i`: first
+/// reads and checks every element, which also sums the long strings' lengths, then reads
+/// the long strings again and copies them end to end into packed chunks of the arena.
+/// On error, the arena is as it was.
 fn fill<'a>(
     out: &mut [View],
     arena: &mut Arena,
@@ -154,51 +156,79 @@ fn fill<'a>(
     store_pending(out, arena, long_bytes, get)
 }
 
-/// [`fill`] for `string_view` arrays: an inline element is checked and copied as the
-/// 16 bytes it is, without looking at it as a string.
+/// [`fill`] for `string_view` arrays, in one pass as [`fill_offsets`]: an inline element
+/// is checked and copied as the 16 bytes it is, without looking at it as a string.
 fn fill_views(
     out: &mut [View],
     arena: &mut Arena,
     allow_na: bool,
     strings: &ViewStrings<'_>,
 ) -> Result<(), ArrowError> {
-    let mut long_bytes = 0usize;
-    let views = strings.views.chunks_exact(16);
-    for (index, (slot, view)) in out.iter_mut().zip(views).enumerate() {
-        if !is_valid(strings.validity, index) {
-            if !allow_na {
-                return Err(ArrowError::UnexpectedNull { index });
+    let views = || strings.views.chunks_exact(16).enumerate();
+    let long_bytes = views()
+        .filter(|&(index, _)| is_valid(strings.validity, index))
+        .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
+        .filter(|&len| len > MAX_INLINE_LEN)
+        .fold(0usize, usize::saturating_add);
+    let mut packed = arena.packed(long_bytes);
+    let mut fill = || {
+        for (slot, (index, view)) in out.iter_mut().zip(views()) {
+            if !is_valid(strings.validity, index) {
+                if !allow_na {
+                    return Err((index, ArrowError::UnexpectedNull { index }));
+                }
+                *slot = View::NA;
+                continue;
             }
-            *slot = View::NA;
-            continue;
-        }
-        let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
-        let len = view as u32 as usize;
-        if len <= MAX_INLINE_LEN {
-            // Bytes past the string must be zero in a view of ours; Arrow does not say.
-            let kept = if len == MAX_INLINE_LEN {
-                view
+            let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
+            let len = view as u32 as usize;
+            let at = |error| (index, error);
+            if len <= MAX_INLINE_LEN {
+                // Bytes past the string must be zero in a view of ours; Arrow does not say.
+                let kept = if len == MAX_INLINE_LEN {
+                    view
+                } else {
+                    view & ((1u128 << (32 + 8 * len)) - 1)
+                };
+                let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
+                if !ascii {
+                    strings.get(index).map_err(at)?; // the full check, for its error
+                }
+                *slot = View::from_u128(kept);
             } else {
-                view & ((1u128 << (32 + 8 * len)) - 1)
-            };
-            let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
-            if !ascii {
-                strings.get(index)?; // the full check, for its error
+                let bytes = strings.get(index).map_err(at)?;
+                let bytes = bytes
+                    .ok_or(ArrowError::UnexpectedNull { index })
+                    .map_err(at)?;
+                let stored = packed.store(bytes);
+                *slot = stored.map_err(|error| at(ArrowError::Element { index, error }))?;
             }
-            *slot = View::from_bytes(kept.to_le_bytes());
-        } else {
-            let bytes = strings
-                .get(index)?
-                .ok_or(ArrowError::UnexpectedNull { index })?;
-            long_bytes += bytes.len();
-            *slot = pending(index, bytes.len())?;
         }
-    }
-    store_pending(out, arena, long_bytes, |i| strings.get(i))
+        Ok(())
+    };
+    let filled = fill();
+    release_on_error(out, arena, filled)
 }
 
-/// [`fill`] for `string` and `large_string` arrays, reading the offsets as the integers
-/// they are; the checks are [`OffsetStrings::get`]'s.
+/// Releases the `index` elements of `out` written before an error at `index`, and
+/// returns the error.
+fn release_on_error(
+    out: &[View],
+    arena: &mut Arena,
+    filled: Result<(), (usize, ArrowError)>,
+) -> Result<(), ArrowError> {
+    filled.map_err(|(index, error)| {
+        for &view in &out[..index] {
+            arena.release(view);
+        }
+        error
+    })
+}
+
+/// [`fill`] for `string` and `large_string` arrays, in one pass: the offsets alone give
+/// the long strings' total length, so each long string is stored as soon as it is
+/// checked (the checks are [`OffsetStrings::get`]'s). On error, the strings stored so
+/// far are released again.
 fn fill_offsets(
     out: &mut [View],
     arena: &mut Arena,
@@ -206,68 +236,83 @@ fn fill_offsets(
     strings: &OffsetStrings<'_>,
 ) -> Result<(), ArrowError> {
     let (bytes, kind) = strings.offsets.raw();
-    let long_bytes = match kind {
-        IntKind::I32 => first_pass::<4>(out, allow_na, strings, bytes, |b| {
+    let filled = match kind {
+        IntKind::I32 => fill_offsets_of::<4>(out, arena, allow_na, strings, bytes, |b| {
             i32::from_ne_bytes(b.try_into().expect("4 bytes")).into()
-        })?,
-        _ => first_pass::<8>(out, allow_na, strings, bytes, |b| {
+        }),
+        _ => fill_offsets_of::<8>(out, arena, allow_na, strings, bytes, |b| {
             i64::from_ne_bytes(b.try_into().expect("8 bytes"))
-        })?,
+        }),
     };
-    store_pending(out, arena, long_bytes, |i| strings.get(i))
+    release_on_error(out, arena, filled)
 }
 
-/// The first pass of [`fill_offsets`] with `W`-byte offsets; returns the long bytes.
+/// [`fill_offsets`] with `W`-byte offsets; an error comes with the number of elements
+/// written before it.
 #[inline(always)]
-fn first_pass<const W: usize>(
+fn fill_offsets_of<const W: usize>(
     out: &mut [View],
+    arena: &mut Arena,
     allow_na: bool,
     strings: &OffsetStrings<'_>,
     offsets: &[u8],
     read: impl Fn(&[u8]) -> i64,
-) -> Result<usize, ArrowError> {
+) -> Result<(), (usize, ArrowError)> {
     let data = strings.data;
     let offsets = &offsets[strings.first * W..(strings.first + out.len() + 1) * W];
+    let ends = || offsets[W..].chunks_exact(W).map(&read);
+    // The long strings' bytes, which size the packed chunks. Only a hint: offsets out
+    // of order are caught below.
     let mut start = read(&offsets[..W]);
     let mut long_bytes = 0usize;
-    let ends = offsets[W..].chunks_exact(W);
-    for (index, (slot, end)) in out.iter_mut().zip(ends).enumerate() {
-        let end = read(end);
+    for (index, end) in ends().enumerate() {
+        let len = end.wrapping_sub(start) as u64;
+        start = end;
+        let long = len > MAX_INLINE_LEN as u64
+            && len <= MAX_STRING_LEN as u64
+            && is_valid(strings.validity, index);
+        long_bytes = long_bytes.wrapping_add(if long { len as usize } else { 0 });
+    }
+    let mut packed = arena.packed(long_bytes.min(data.len()));
+    let mut start = read(&offsets[..W]);
+    for (index, (slot, end)) in out.iter_mut().zip(ends()).enumerate() {
         let (from, to) = (start, end);
         start = end;
         if !is_valid(strings.validity, index) {
             if !allow_na {
-                return Err(ArrowError::UnexpectedNull { index });
+                return Err((index, ArrowError::UnexpectedNull { index }));
             }
             *slot = View::NA;
             continue;
         }
         if from < 0 || to < from || to as u64 > data.len() as u64 {
-            return Err(ArrowError::Malformed(format!(
+            let error = ArrowError::Malformed(format!(
                 "offsets {from}..{to} of element {index} are outside the {} data bytes",
                 data.len()
-            )));
+            ));
+            return Err((index, error));
         }
         let (from, to) = (from as usize, to as usize);
+        // Branch-free where the data decide (empty or not, boundaries): short strings
+        // of random lengths would mispredict every branch.
         let valid = match strings.valid_from {
-            _ if from == to => true,
             Some(valid_from) if from >= valid_from => {
-                is_char_boundary(data, from) && is_char_boundary(data, to)
+                is_char_boundary(data, from) & is_char_boundary(data, to) | (from == to)
             }
-            _ => simdutf8::basic::from_utf8(&data[from..to]).is_ok(),
+            _ => from == to || simdutf8::basic::from_utf8(&data[from..to]).is_ok(),
         };
         if !valid {
-            return Err(invalid_utf8(index, &data[from..to]));
+            return Err((index, invalid_utf8(index, &data[from..to])));
         }
         let len = to - from;
         *slot = if len <= MAX_INLINE_LEN {
-            inline_view(&data[from..to])
+            View::from_u128(inline_bits(data, from, len))
         } else {
-            long_bytes += len;
-            pending(index, len)?
+            let stored = packed.store(&data[from..to]);
+            stored.map_err(|error| (index, ArrowError::Element { index, error }))?
         };
     }
-    Ok(long_bytes)
+    Ok(())
 }
 
 /// A long string of `len` bytes waiting in `fill` until it is stored: a view with its
@@ -341,3 +386,19 @@ const PENDING: Location = Location {
     chunk: u32::MAX,
     offset: u32::MAX,
 };
+
+/// The view bits of `data[from..from + len]`, a string of at most 12 bytes: one
+/// 16-byte load and a mask where 16 bytes are left in `data`, [`inline_view`] at its
+/// end.
+#[inline(always)]
+fn inline_bits(data: &[u8], from: usize, len: usize) -> u128 {
+    debug_assert!(len <= MAX_INLINE_LEN);
+    match data.get(from..from + 16) {
+        Some(word) => {
+            let word = u128::from_le_bytes(word.try_into().expect("16 bytes"));
+            let string = word & ((1u128 << (8 * len)) - 1);
+            (string << 32) | len as u128
+        }
+        None => inline_view(&data[from..from + len]).as_u128(),
+    }
+}
