@@ -172,10 +172,7 @@ pub unsafe fn get_element(
     // SAFETY: forwarded contract.
     let view = unsafe { read_view(src) };
     if view.is_na() {
-        return Ok(match descr.na_object(py) {
-            Some(na) => na.unbind(),
-            None => PyString::new(py, "").into_any().unbind(),
-        });
+        return Ok(missing_element(py, descr));
     }
     if let Some(bytes) = view.inline_bytes() {
         return Ok(decode(py, bytes)?.into_any().unbind());
@@ -200,10 +197,19 @@ pub unsafe fn get_element(
     Ok(decode(py, bytes)?.into_any().unbind())
 }
 
+/// What [`get_element`] gives for a missing value: the `na_object`.
+pub fn missing_element(py: Python<'_>, descr: StringDescr<'_>) -> Py<PyAny> {
+    match descr.na_object(py) {
+        Some(na) => na.unbind(),
+        None => PyString::new(py, "").into_any().unbind(),
+    }
+}
+
 /// Longest string that [`get_element`] copies out of the arena onto the stack.
 const SMALL_STRING: usize = 256;
 
-fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+/// A new `str` of UTF-8 `bytes`.
+pub fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
     // SAFETY: PyUnicode_DecodeUTF8 reads `len` bytes and validates them (raising
     // UnicodeDecodeError for corrupt data); it returns a new reference or null.
     unsafe {

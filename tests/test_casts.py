@@ -3,6 +3,7 @@ integers, floats, complex, datetime64/timedelta64; np.can_cast at every level;
 missing values in casts.  Every result is compared with NumPy's StringDType and, where
 it is well defined, with a value computed in Python."""
 
+import sys
 import warnings
 
 import numpy as np
@@ -191,6 +192,41 @@ def test_to_object(flavor, strings):
     for v in result.ravel():
         assert type(v) is str or (flavor.has_na and (v is flavor.na_object or is_nan(v)))
     cast_both(flavor, strings, object)
+
+
+def test_to_object_in_batches_strided_and_over_objects(flavor, rng):
+    # More elements than one batch of the cast, read through strides and orders, and
+    # written over an object array's references, which are released.
+    values = random_strings(rng, 2500, flavor.na_object)
+
+    def source(cls):
+        return np.array(values, dtype=flavor.dtype(cls))
+
+    def grid(cls):
+        return source(cls)[:2400].reshape(40, 60)
+
+    for cast in (
+        lambda cls: source(cls)[::3].astype(object),
+        lambda cls: grid(cls).T.astype(object),
+        lambda cls: grid(cls).astype(object, order="F"),
+    ):
+        outcome = both(cast)
+        assert outcome[0] == "ok", outcome
+    src = np.array(values, dtype=flavor.dtype())
+    sentinel = object()
+    target = np.full(len(values), sentinel, dtype=object)
+    before = sys.getrefcount(sentinel)
+    np.copyto(target, src)
+    assert sys.getrefcount(sentinel) == before - len(values)
+    assert_same_list(target.tolist(), values)
+    mask = np.arange(len(values)) % 2 == 0
+    target = np.full(len(values), sentinel, dtype=object)
+    np.copyto(target, src, where=mask)
+    expected = [v if keep else sentinel for v, keep in zip(values, mask)]
+    assert all(
+        a is b if b is sentinel else normalize([a]) == normalize([b])
+        for a, b in zip(target.tolist(), expected)
+    )
 
 
 def test_from_object(flavor, strings):

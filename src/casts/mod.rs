@@ -13,7 +13,7 @@ use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 
 use crate::ffi::*;
-use python::{object_to_string, scalar_to_string, string_to_scalar};
+use python::{object_to_string, scalar_to_string, string_to_object, string_to_scalar};
 use resolve::{
     resolve_from_string, resolve_string_to_string, resolve_string_to_void, resolve_to_string,
 };
@@ -146,6 +146,15 @@ fn cast_defs() -> Vec<CastDef> {
             flags: PYAPI,
             resolve: resolve_to_string::<NPY_UNSAFE_CASTING>,
             strided: object_to_string,
+        },
+        CastDef {
+            name: c"string_to_object",
+            from: End::Ours,
+            to: End::Builtin(Object),
+            casting: NPY_SAFE_CASTING,
+            flags: PYAPI,
+            resolve: resolve_from_string::<NPY_SAFE_CASTING>,
+            strided: string_to_object,
         },
         CastDef {
             name: c"bool_to_string",

@@ -41,12 +41,20 @@ impl<'a> Pairs<'a> {
     /// Calls `f(src, dst)` for each element pair.
     pub fn for_each(&self, mut f: impl FnMut(*mut u8, *mut u8) -> PyResult<()>) -> PyResult<()> {
         for i in 0..self.n {
-            // Pointer arithmetic only; NumPy guarantees every pair lies in its buffer.
-            let src = self.src_ptr.wrapping_offset(i * self.src_stride);
-            let dst = self.dst_ptr.wrapping_offset(i * self.dst_stride);
-            f(src, dst)?;
+            f(self.src_at(i), self.dst_at(i))?;
         }
         Ok(())
+    }
+
+    /// The source element of pair `i` (pointer arithmetic only: NumPy guarantees that
+    /// every pair lies in its buffers).
+    pub fn src_at(&self, i: isize) -> *mut u8 {
+        self.src_ptr.wrapping_offset(i * self.src_stride)
+    }
+
+    /// The destination element of pair `i`.
+    pub fn dst_at(&self, i: isize) -> *mut u8 {
+        self.dst_ptr.wrapping_offset(i * self.dst_stride)
     }
 
     /// Calls `f(bytes, dst)` for each pair, with the source's string (or, for a missing

@@ -9,12 +9,14 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use stringdtype_core::View;
+use stringdtype_core::{Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, strided_loop};
 use crate::descr::NaKind;
-use crate::element::{convert_object, get_element, read_view, replace_element};
-use crate::error::CoreResultExt;
+use crate::element::{
+    convert_object, decode, get_element, missing_element, read_view, replace_element,
+};
+use crate::error::{to_py, CoreResultExt};
 use crate::ffi::{PyArray_Descr, PyArray_Pack, PyArray_Scalar};
 use crate::numpy_version::rules;
 
@@ -137,6 +139,64 @@ strided_loop!(pub(super) object_to_string, |pairs| {
         Ok(())
     })
 });
+
+// StringDType to object: each element becomes what `getitem` gives (a `str`, or the
+// `na_object`), where NumPy's generic path would call `getitem` once per element. The
+// long strings of a batch are copied out under one read lock, and every `str` is made
+// after it is released: no Python runs under an arena lock.
+strided_loop!(pub(super) string_to_object, |pairs| {
+    // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
+    let py = unsafe { Python::assume_attached() };
+    let descr = pairs.src();
+    // A batch's views, and its long strings end to end.
+    let (mut views, mut long) = (Vec::with_capacity(OBJECT_BATCH as usize), Vec::new());
+    let mut first = 0;
+    while first < pairs.n {
+        let last = pairs.n.min(first + OBJECT_BATCH);
+        views.clear();
+        long.clear();
+        let mut arena = None; // locked at the batch's first long string
+        for i in first..last {
+            // SAFETY: element i of the source array.
+            let view = unsafe { read_view(pairs.src_at(i)) };
+            views.push(view);
+            if view.is_na() || view.is_inline() {
+                continue;
+            }
+            // `py` is held throughout.
+            let arena = arena.get_or_insert_with(|| descr.arena().read_holding_gil());
+            let bytes = arena.get(&view).py()?;
+            let reserved = long.try_reserve(bytes.len());
+            reserved.map_err(|_| to_py(CoreError::OutOfMemory(bytes.len())))?;
+            long.extend_from_slice(bytes);
+        }
+        drop(arena);
+        let mut at = 0;
+        for (i, view) in (first..last).zip(&views) {
+            let obj = if view.is_na() {
+                missing_element(py, descr)
+            } else if let Some(bytes) = view.inline_bytes() {
+                decode(py, bytes)?.into()
+            } else {
+                at += view.len();
+                decode(py, &long[at - view.len()..at])?.into()
+            };
+            let dst = pairs.dst_at(i).cast::<*mut pyffi::PyObject>();
+            // SAFETY: an object element holds null or a reference it owns, which the new
+            // object replaces (as NumPy's own casts to object do).
+            unsafe {
+                let old = ptr::read_unaligned(dst);
+                ptr::write_unaligned(dst, obj.into_ptr());
+                pyffi::Py_XDECREF(old);
+            }
+        }
+        first = last;
+    }
+    Ok(())
+});
+
+/// Elements [`string_to_object`] reads under one lock.
+const OBJECT_BATCH: isize = 1024;
 
 /// What a missing value becomes in a number or time array, as NumPy's StringDType does.
 fn missing_value<'py>(
