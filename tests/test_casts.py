@@ -137,6 +137,24 @@ def test_from_unicode(flavor, rng):
     assert result.tolist() == values
 
 
+def unicode_run_cases(rng):
+    """Strings on and off the eight-code-point runs of the cast from 'U'."""
+    values = [strip_trailing_nul(v) for v in random_strings(rng, 200) if v is not None]
+    values += ["a" * k + "é" + "b" * j for k in (0, 7, 8, 9, 16) for j in (0, 7, 8, 30)]
+    return values + ["x\x00" * 10 + "y", "\x00" * 9 + "z", "😀" * 17]
+
+
+def test_from_unicode_in_runs(flavor, rng):
+    # ASCII is converted eight code points at a time and NUL padding skipped eight at a
+    # time: non-ASCII, embedded NULs and invalid code points on and off those runs.
+    values = unicode_run_cases(rng)
+    width = max(map(len, values)) + 19
+    assert ok_values(cast_from_both(values, f"U{width}", flavor)) == values
+    for k in (3, 8, 20):
+        bad = ["fine", "a" * k + "\ud800"]
+        assert cast_from_both(bad, f"U{width}", flavor) == ("raises", TypeError)
+
+
 def test_unicode_strings_that_look_like_na(na_flavor):
     values = ["None", "nan", "__nan__", "NA", ""]
     outcome = cast_from_both(values, "U", na_flavor)

@@ -218,6 +218,19 @@ def test_failed_copyto_leaves_array_unchanged(target):
     assert_unchanged(target, before)
 
 
+@package_only
+def test_failed_cast_from_unicode_leaves_array_and_arena_unchanged(target):
+    # The cast stores each string as it converts it, and releases them all on failure.
+    from stringdtype import memory_info
+
+    before, info = snapshot(target), memory_info(target)
+    bad = np.array(["y" * 30] * 5 + ["z" * 20 + "\ud800"], dtype="U40")
+    with pytest.raises(TypeError, match="Invalid unicode code point"):
+        np.copyto(target, bad)
+    assert_unchanged(target, before)
+    assert memory_info(target)["string_bytes"] == info["string_bytes"]
+
+
 def test_array_usable_after_errors(flavor, rng):
     values = random_strings(rng, 30, flavor.na_object)
     arr = np.array(values, dtype=flavor.dtype())

@@ -204,6 +204,23 @@ def test_no_value_in_from_arrow():
 
 # ------------------------------------------------------- improvements over NumPy 2.4
 
+
+@package_only
+def test_big_endian_unicode_arrays_cast_both_ways(rng):
+    # NumPy 2.4's StringDType reads the code units of a '>U' array unswapped, so every
+    # non-empty string fails as an invalid code point, and writes '>U' unswapped too.
+    values = ["", "a", "abcdefghijklmnopq", "é" * 9 + "x", "x\x00y", "😀" * 3]
+    for v in values:
+        source = np.array([v], dtype=">U20")
+        assert source.astype(StringDType()).tolist() == [v]
+        result = np.array([v], dtype=StringDType()).astype(">U20")
+        assert result.dtype == np.dtype(">U20")
+        assert result.tolist() == [v]
+    bad = np.array(["a" * 9 + "\ud800"], dtype=">U20")
+    with pytest.raises(TypeError, match="Invalid unicode code point"):
+        bad.astype(StringDType())
+
+
 NUL_CASES = ["a\x00b", "\x00", "x\x00", "", "xx", "a" * 13 + "\x00", "\x00" * 14]
 
 

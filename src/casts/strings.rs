@@ -8,7 +8,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::{Arena, View};
+use stringdtype_core::{Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
@@ -16,7 +16,7 @@ use crate::descr::NaKind;
 use crate::element::{
     element_truth, is_fresh_destination, read_view, replace_element, write_element,
 };
-use crate::error::CoreResultExt;
+use crate::error::{to_py, CoreResultExt};
 use crate::ffi::PyArray_Descr;
 
 strided_loop!(pub(super) string_to_string, |pairs| {
@@ -95,27 +95,100 @@ fn trim_nuls(bytes: &[u8]) -> &[u8] {
     &bytes[..bytes.iter().rposition(|&b| b != 0).map_or(0, |p| p + 1)]
 }
 
+// Each string is encoded into a scratch buffer and stored in the destination's arena at
+// once, under its lock (nothing here calls into Python: an invalid code point is a lazily
+// built error); the views are written only after every element converted, and a failed
+// cast releases what it stored.
 strided_loop!(pub(super) unicode_to_string, |pairs| {
     let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
-    let (mut utf8, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
-    pairs.for_each(|src, _| {
-        let start = utf8.len();
-        for i in 0..chars {
-            // SAFETY: a 'U' element holds `chars` UCS4 code units.
-            let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
-            let code = if swapped { raw.swap_bytes() } else { raw };
-            let c = char::from_u32(code)
-                .ok_or_else(|| PyTypeError::new_err("Invalid unicode code point found"))?;
-            let mut buf = [0; 4];
-            utf8.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-        }
-        let kept = trim_nuls(&utf8[start..]).len();
-        utf8.truncate(start + kept);
-        ends.push(utf8.len());
+    let n = pairs.n.max(0) as usize;
+    let mut views = Vec::new();
+    let reserved = views.try_reserve_exact(n);
+    reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(16))))?;
+    let mut utf8 = Vec::new();
+    let mut arena = pairs.dst().arena().write();
+    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
+    let converted = pairs.for_each(|src, _| {
+        utf8.clear();
+        // SAFETY: a 'U' element holds `chars` UCS4 code units, at any alignment.
+        unsafe { ucs4_to_utf8(src, chars, swapped, &mut utf8) }?;
+        views.push(arena.store(&utf8).py()?);
         Ok(())
-    })?;
-    store_all(&pairs, &utf8, &ends)
+    });
+    if let Err(err) = converted {
+        for &view in &views {
+            arena.release(view);
+        }
+        return Err(err);
+    }
+    let mut views = views.into_iter();
+    pairs.for_each(|_, dst| {
+        let view = views.next().expect("a view per element");
+        // SAFETY: `dst` is an element of the destination array, whose arena is `arena`.
+        unsafe { write_element(&mut arena, dst, view, fresh) };
+        Ok(())
+    })
 });
+
+/// Appends the UTF-8 encoding of the `chars` UCS4 code units at `src` (byte swapped when
+/// `swapped`) to `utf8`, without their trailing NULs (padding, not part of the string).
+///
+/// # Safety
+/// `src` must point at `chars` readable code units, at any alignment.
+unsafe fn ucs4_to_utf8(
+    src: *const u8,
+    chars: usize,
+    swapped: bool,
+    utf8: &mut Vec<u8>,
+) -> PyResult<()> {
+    let read = |i: usize| {
+        // SAFETY: called with `i < chars`.
+        let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
+        if swapped {
+            raw.swap_bytes()
+        } else {
+            raw
+        }
+    };
+    let run = |i: usize| {
+        debug_assert!(i + ASCII_RUN <= chars);
+        // SAFETY: called with `i + ASCII_RUN <= chars`.
+        unsafe { ptr::read_unaligned(src.add(4 * i).cast::<[u32; ASCII_RUN]>()) }
+    };
+    // The padding is skipped a run at a time, then code unit by code unit.
+    let mut len = chars;
+    while len >= ASCII_RUN && run(len - ASCII_RUN).iter().fold(0, |any, &code| any | code) == 0 {
+        len -= ASCII_RUN;
+    }
+    let len = (0..len)
+        .rev()
+        .find(|&i| read(i) != 0)
+        .map_or(0, |last| last + 1);
+    let reserved = utf8.try_reserve(4 * len);
+    reserved.map_err(|_| to_py(CoreError::OutOfMemory(4 * len)))?;
+    let mut i = 0;
+    while i < len {
+        if !swapped && i + ASCII_RUN <= len {
+            let run = run(i);
+            if run.iter().fold(0, |any, &code| any | code) < 0x80 {
+                utf8.extend(run.map(|code| code as u8));
+                i += ASCII_RUN;
+                continue;
+            }
+        }
+        let c = char::from_u32(read(i))
+            .ok_or_else(|| PyTypeError::new_err("Invalid unicode code point found"))?;
+        let mut buf = [0; 4];
+        for &byte in c.encode_utf8(&mut buf).as_bytes() {
+            utf8.push(byte);
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// Code units that `unicode_to_string` reads at once (for NUL padding and ASCII runs).
+const ASCII_RUN: usize = 8;
 
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
