@@ -105,9 +105,17 @@ def strip_trailing_nul(s):
     return s.rstrip("\x00")
 
 
-@pytest.mark.parametrize("size", [1, 5, 12, 13, 1000])
+def unicode_run_cases(rng):
+    """Strings on and off the eight-code-unit runs of the casts to and from 'U'."""
+    values = [strip_trailing_nul(v) for v in random_strings(rng, 200) if v is not None]
+    values += ["a" * k + "é" + "b" * j for k in (0, 7, 8, 9, 16) for j in (0, 7, 8, 30)]
+    return values + ["x\x00" * 10 + "y", "\x00" * 9 + "z", "😀" * 17]
+
+
+@pytest.mark.parametrize("size", [1, 5, 8, 9, 12, 13, 17, 1000])
 def test_to_sized_unicode(flavor, rng, size):
-    values = random_strings(rng, 40, flavor.na_object)
+    # ASCII is widened eight bytes at a time: sizes and strings on and off those runs.
+    values = random_strings(rng, 40, flavor.na_object) + unicode_run_cases(rng)
     outcome = cast_both(flavor, values, f"U{size}")
     got = ok_values(outcome)
     assert outcome[1][1] == f"<U{size}"
@@ -135,13 +143,6 @@ def test_from_unicode(flavor, rng):
     result = source.astype(flavor.dtype())
     source[...] = "z"
     assert result.tolist() == values
-
-
-def unicode_run_cases(rng):
-    """Strings on and off the eight-code-point runs of the cast from 'U'."""
-    values = [strip_trailing_nul(v) for v in random_strings(rng, 200) if v is not None]
-    values += ["a" * k + "é" + "b" * j for k in (0, 7, 8, 9, 16) for j in (0, 7, 8, 30)]
-    return values + ["x\x00" * 10 + "y", "\x00" * 9 + "z", "😀" * 17]
 
 
 def test_from_unicode_in_runs(flavor, rng):

@@ -187,19 +187,35 @@ unsafe fn ucs4_to_utf8(
     Ok(())
 }
 
-/// Code units that `unicode_to_string` reads at once (for NUL padding and ASCII runs).
+/// Code units that the casts between `U` and StringDType handle at once (NUL padding,
+/// ASCII runs).
 const ASCII_RUN: usize = 8;
 
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
+    let order = |code: u32| if swapped { code.swap_bytes() } else { code };
     pairs.for_each_source_string(|bytes, dst| {
         let text = std::str::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        let codes = text.chars().map(|c| c as u32).chain(std::iter::repeat(0));
-        for (i, code) in codes.take(chars).enumerate() {
-            let code = if swapped { code.swap_bytes() } else { code };
-            // SAFETY: a 'U' element has room for `chars` UCS4 code units.
-            unsafe { ptr::write_unaligned(dst.add(4 * i).cast::<u32>(), code) };
+        // ASCII is widened eight bytes at a time, up to the first non-ASCII byte.
+        let mut at = 0; // code units written, and bytes of `text` read (all ASCII so far)
+        while at + ASCII_RUN <= chars.min(bytes.len()) {
+            let run: [u8; ASCII_RUN] = bytes[at..at + ASCII_RUN].try_into().expect("a run");
+            if u64::from_ne_bytes(run) & 0x8080_8080_8080_8080 != 0 {
+                break;
+            }
+            let units = run.map(|byte| order(u32::from(byte)));
+            // SAFETY: a 'U' element has room for `chars` code units, at any alignment.
+            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<[u32; ASCII_RUN]>(), units) };
+            at += ASCII_RUN;
         }
+        let mut written = at;
+        for c in text[at..].chars().take(chars - at) {
+            // SAFETY: as above, `written < chars`.
+            unsafe { ptr::write_unaligned(dst.add(4 * written).cast::<u32>(), order(c as u32)) };
+            written += 1;
+        }
+        // SAFETY: the rest of the element, NUL padding.
+        unsafe { ptr::write_bytes(dst.add(4 * written), 0, 4 * (chars - written)) };
         Ok(())
     })
 });
