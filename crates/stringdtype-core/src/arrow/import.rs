@@ -336,26 +336,22 @@ fn store_pending<'a>(
         return Ok(());
     }
     let mut packed = arena.packed(long_bytes);
-    for index in 0..out.len() {
-        if out[index].location() != Some(PENDING) {
-            continue;
-        }
-        // The second read of an element gives what the first did.
-        let stored = get(index).and_then(|bytes| {
-            let bytes = bytes.ok_or(ArrowError::UnexpectedNull { index })?;
-            (packed.store(bytes)).map_err(|error| ArrowError::Element { index, error })
-        });
-        match stored {
-            Ok(view) => out[index] = view,
-            Err(error) => {
-                for &view in &out[..index] {
-                    arena.release(view);
-                }
-                return Err(error);
+    let mut store = || {
+        for (index, slot) in out.iter_mut().enumerate() {
+            if slot.location() != Some(PENDING) {
+                continue;
             }
+            // The second read of an element gives what the first did.
+            let stored = get(index).and_then(|bytes| {
+                let bytes = bytes.ok_or(ArrowError::UnexpectedNull { index })?;
+                (packed.store(bytes)).map_err(|error| ArrowError::Element { index, error })
+            });
+            *slot = stored.map_err(|error| (index, error))?;
         }
-    }
-    Ok(())
+        Ok(())
+    };
+    let stored = store();
+    release_on_error(out, arena, stored)
 }
 
 /// The view of a string of at most 12 bytes, built in registers: `View::try_inline`'s
