@@ -71,12 +71,20 @@ fn window(s: &[u8], start: isize, end: isize) -> Option<Window> {
     })
 }
 
+/// Whether `start..end` selects all of `s` without counting its code points: the common
+/// call with no `start` and no `end` (a byte length is never less than the code point
+/// length).
+#[inline]
+fn whole(s: &[u8], start: isize, end: isize) -> bool {
+    start == 0 && end >= s.len() as isize
+}
+
 /// Byte range to search for a non-empty needle, and the code point position of its start.
 /// A non-empty needle never matches an empty window, so the exact clamping of an empty
 /// window does not matter and the common `start == 0, end >= len` needs no counting.
 #[inline]
 fn search_range(s: &[u8], start: isize, end: isize) -> Option<(usize, &[u8])> {
-    if start == 0 && end >= s.len() as isize {
+    if whole(s, start, end) {
         return Some((0, s));
     }
     let w = window(s, start, end)?;
@@ -97,8 +105,7 @@ pub struct Needle<'n> {
 #[inline]
 fn byte_lanes(haystack: &[u8], byte: Option<u8>, start: isize, end: isize) -> Option<(u128, u128)> {
     let byte = byte?;
-    let whole = start == 0 && end >= haystack.len() as isize;
-    (whole && haystack.len() <= 16).then(|| {
+    (whole(haystack, start, end) && haystack.len() <= 16).then(|| {
         let x = swar::load(haystack);
         (x, swar::equal_lanes(x, byte) & swar::used(haystack.len()))
     })
@@ -172,6 +179,9 @@ fn find_with(
     search: impl FnOnce(&[u8]) -> Option<usize>,
 ) -> Option<usize> {
     if needle.is_empty() {
+        if whole(haystack, start, end) {
+            return Some(if last { str_len(haystack) } else { 0 });
+        }
         return window(haystack, start, end).map(|w| if last { w.end } else { w.start });
     }
     let (start, range) = search_range(haystack, start, end)?;
@@ -187,6 +197,9 @@ fn count_with(
     search: impl FnOnce(&[u8]) -> usize,
 ) -> usize {
     if needle.is_empty() {
+        if whole(haystack, start, end) {
+            return str_len(haystack) + 1;
+        }
         return window(haystack, start, end).map_or(0, |w| w.end - w.start + 1);
     }
     search_range(haystack, start, end).map_or(0, |(_, range)| search(range))
@@ -262,6 +275,10 @@ mod tests {
         ("abc", "", 2, 1, None, None, 0, false, false),
         ("", "", 0, MAX, Some(0), Some(0), 1, true, true),
         ("", "a", 0, MAX, None, None, 0, false, false),
+        ("héllo wörld", "", 0, MAX, Some(0), Some(11), 12, true, true),
+        ("héllo", "", 0, 6, Some(0), Some(5), 6, true, true),
+        ("héllo", "", 0, 5, Some(0), Some(5), 6, true, true),
+        ("héllo", "", 0, 4, Some(0), Some(4), 5, true, true),
         ("abcabc", "bc", 0, MAX, Some(1), Some(4), 2, false, true),
         ("abcabc", "bc", 2, MAX, Some(4), Some(4), 1, false, true),
         ("abcabc", "bc", -3, MAX, Some(4), Some(4), 1, false, true),
