@@ -8,7 +8,7 @@
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use stringdtype_core::kernels::{self, CharSet, Finder, Side};
+use stringdtype_core::kernels::{self, CharSet, Finder, Separator, Side};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
@@ -414,23 +414,30 @@ fn first_char(fill: &[u8]) -> PyResult<char> {
 }
 
 /// The three parts of `s.partition(sep)` (or `rpartition`), with NumPy's missing-value
-/// rule: a missing value acts as its string, any other one is `error()`.
+/// rule: a missing value acts as its string, any other one is `error()`. `fixed` is the
+/// separator prepared once when it is the same for every element.
 fn partition_parts<'r, const LAST: bool>(
     (s, arena_s): (&'r View, &'r Arena),
     (sep, arena_sep): (&'r View, &'r Arena),
+    fixed: Option<&Separator<'_>>,
     na: &'r NaKind,
     error: impl Fn() -> PyErr,
 ) -> PyResult<[&'r [u8]; 3]> {
     let s = operand(s, arena_s, na, false, &error)?.unwrap_or(b"");
-    let sep = operand(sep, arena_sep, na, false, &error)?.unwrap_or(b"");
-    let parts = if LAST {
-        kernels::rpartition(s, sep)
-    } else {
-        kernels::partition(s, sep)
+    let parts = match fixed {
+        Some(sep) if LAST => sep.rpartition(s),
+        Some(sep) => sep.partition(s),
+        None => {
+            let sep = operand(sep, arena_sep, na, false, &error)?.unwrap_or(b"");
+            let parts = if LAST {
+                kernels::rpartition(s, sep)
+            } else {
+                kernels::partition(s, sep)
+            };
+            parts.map_err(|e| PyValueError::new_err(e.to_string()))?
+        }
     };
-    Ok(parts
-        .map_err(|e| PyValueError::new_err(e.to_string()))?
-        .to_array())
+    Ok(parts.to_array())
 }
 
 ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
@@ -439,6 +446,16 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let na = effective_na(&states[..2]);
     let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 2);
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
+    // A separator with stride 0 (the usual scalar) is prepared once. An empty or
+    // erroring one is left to the per-element path, which raises in NumPy's order.
+    let scalar = match args.scalar_view(1) {
+        Some(view) => operand(&view, locks.get(1), na, false, error)
+            .ok()
+            .flatten()
+            .map(<[u8]>::to_vec),
+        None => None,
+    };
+    let fixed = scalar.as_deref().and_then(Separator::new);
     let outputs = [2, 3, 4].map(|k| Output::new(&args, k, locks.get(k)));
     // SAFETY: element i of each input.
     let inputs = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
@@ -447,7 +464,20 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
         let mut writers = [head, sep, tail];
         for i in 0..args.n {
             let (s, separator) = inputs(i);
-            let parts = partition_parts::<LAST>((&s, arena_s), (&separator, arena_sep), na, error)?;
+            if let Some(views) = fixed.as_ref().and_then(|sep| sep.partition_inline(s, LAST)) {
+                for (k, (view, writer)) in views.into_iter().zip(writers.iter_mut()).enumerate() {
+                    // SAFETY: element i of output 2 + k; an inline view needs no arena.
+                    unsafe { outputs[k].write_view(&args, writer, i, view) };
+                }
+                continue;
+            }
+            let parts = partition_parts::<LAST>(
+                (&s, arena_s),
+                (&separator, arena_sep),
+                fixed.as_ref(),
+                na,
+                error,
+            )?;
             for (k, (part, writer)) in parts.into_iter().zip(writers.iter_mut()).enumerate() {
                 let view = writer.store(part).py()?;
                 // SAFETY: element i of output 2 + k, whose arena is `writer`.
@@ -460,7 +490,13 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     for i in 0..args.n {
         let (s, separator) = inputs(i);
         let sizes = {
-            let parts = partition_parts::<LAST>((&s, locks.get(0)), (&separator, locks.get(1)), na, error)?;
+            let parts = partition_parts::<LAST>(
+                (&s, locks.get(0)),
+                (&separator, locks.get(1)),
+                fixed.as_ref(),
+                na,
+                error,
+            )?;
             scratch.clear();
             parts.map(|part| {
                 scratch.extend_from_slice(part);

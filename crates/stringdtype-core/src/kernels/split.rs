@@ -18,6 +18,9 @@ pub enum SplitAt<'a> {
 pub struct Separator<'a> {
     forward: Finder<'a>,
     backward: FinderRev<'a>,
+    /// The separator when it is one byte, searched with `memchr`: `memmem` takes a
+    /// Rabin-Karp loop on short haystacks.
+    pub(super) byte: Option<u8>,
 }
 
 impl<'a> Separator<'a> {
@@ -26,11 +29,35 @@ impl<'a> Separator<'a> {
         (!sep.is_empty()).then(|| Separator {
             forward: Finder::new(sep),
             backward: FinderRev::new(sep),
+            byte: match sep {
+                [byte] => Some(*byte),
+                _ => None,
+            },
         })
     }
 
-    fn len(&self) -> usize {
+    /// The separator's length in bytes (never zero).
+    #[inline]
+    pub(crate) fn len(&self) -> usize {
         self.forward.needle().len()
+    }
+
+    /// Byte offset of the first occurrence in `s`.
+    #[inline]
+    pub fn find(&self, s: &[u8]) -> Option<usize> {
+        match self.byte {
+            Some(byte) => memchr::memchr(byte, s),
+            None => self.forward.find(s),
+        }
+    }
+
+    /// Byte offset of the last occurrence in `s`.
+    #[inline]
+    pub fn rfind(&self, s: &[u8]) -> Option<usize> {
+        match self.byte {
+            Some(byte) => memchr::memrchr(byte, s),
+            None => self.backward.rfind(s),
+        }
     }
 }
 
@@ -52,7 +79,7 @@ pub fn split<U: UnicodeTables + ?Sized>(
         (SplitAt::Separator(sep), false) => {
             let mut start = 0;
             for _ in 0..max {
-                let Some(found) = sep.forward.find(&s[start..]) else {
+                let Some(found) = sep.find(&s[start..]) else {
                     break;
                 };
                 pieces.push(start..start + found);
@@ -63,7 +90,7 @@ pub fn split<U: UnicodeTables + ?Sized>(
         (SplitAt::Separator(sep), true) => {
             let mut end = s.len();
             for _ in 0..max {
-                let Some(found) = sep.backward.rfind(&s[..end]) else {
+                let Some(found) = sep.rfind(&s[..end]) else {
                     break;
                 };
                 pieces.push(found + sep.len()..end);
