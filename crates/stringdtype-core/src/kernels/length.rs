@@ -18,6 +18,10 @@ const BULK: usize = 32;
 /// Number of code points in the UTF-8 string `s` (Python's `len(str)`).
 #[inline]
 pub fn str_len(s: &[u8]) -> usize {
+    // Up to 16 bytes fit one integer: count the continuation bytes without a loop.
+    if s.len() <= 16 {
+        return s.len() - swar::continuation_lanes(swar::load(s)).count_ones() as usize;
+    }
     // Most strings are ASCII, and the standard library checks that a word at a time.
     if s.is_ascii() {
         return s.len();
@@ -148,6 +152,12 @@ mod tests {
                     "{sample:?} x {reps}"
                 );
             }
+        }
+        // Every length around the one-integer path's limit of 16 bytes.
+        let mixed = "aé€😀bß中x\0yzé€😀";
+        for (end, _) in mixed.char_indices().chain([(mixed.len(), ' ')]) {
+            let s = &mixed[..end];
+            assert_eq!(str_len(s.as_bytes()), s.chars().count(), "{s:?}");
         }
     }
 
