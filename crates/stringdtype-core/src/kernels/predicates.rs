@@ -3,6 +3,10 @@
 //!
 //! ASCII bytes are classified by a table (Python's ASCII rules are fixed); other code points
 //! are decoded and asked of the [`UnicodeTables`].
+//!
+//! The predicates are `#[inline]`: each ufunc loop calls one per element, and left to
+//! ThinLTO's heuristics, whether they were inlined changed with unrelated code elsewhere
+//! (`istitle` of the benchmark's medium strings: 87 or 103 instructions per element).
 
 use super::unicode::{decode_at, UnicodeTables};
 use crate::swar::{self, in_range, LANES};
@@ -106,26 +110,31 @@ pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
 }
 
 /// `s.isalpha()`.
+#[inline]
 pub fn isalpha<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, ALPHA, |c| tables.is_alpha(c))
 }
 
 /// `s.isdecimal()`.
+#[inline]
 pub fn isdecimal<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, DIGIT, |c| tables.is_decimal(c))
 }
 
 /// `s.isdigit()`.
+#[inline]
 pub fn isdigit<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, DIGIT, |c| tables.is_digit(c))
 }
 
 /// `s.isnumeric()`.
+#[inline]
 pub fn isnumeric<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, DIGIT, |c| tables.is_numeric(c))
 }
 
 /// `s.isalnum()`: every code point is alphabetic, decimal, digit or numeric.
+#[inline]
 pub fn isalnum<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, ALPHA | DIGIT, |c| {
         tables.is_alpha(c) || tables.is_decimal(c) || tables.is_digit(c) || tables.is_numeric(c)
@@ -133,6 +142,7 @@ pub fn isalnum<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
 }
 
 /// `s.isspace()`.
+#[inline]
 pub fn isspace<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     all_chars(s, SPACE, |c| tables.is_space(c))
 }
@@ -182,11 +192,13 @@ fn cases<'a, U: UnicodeTables + ?Sized>(
 }
 
 /// `s.islower()`: no uppercase or titlecase code point and at least one lowercase.
+#[inline]
 pub fn islower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     has_only_case(s, tables, Case::Lower, Case::Upper)
 }
 
 /// `s.isupper()`: no lowercase or titlecase code point and at least one uppercase.
+#[inline]
 pub fn isupper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     has_only_case(s, tables, Case::Upper, Case::Lower)
 }
@@ -211,6 +223,7 @@ fn has_only_case<U: UnicodeTables + ?Sized>(
 
 /// `s.istitle()`: uppercase and titlecase code points only follow uncased ones, lowercase
 /// code points only follow cased ones, and there is at least one cased code point.
+#[inline]
 pub fn istitle<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U) -> bool {
     let mut cased = false;
     let mut previous_is_cased = false;

@@ -171,6 +171,7 @@ impl<'n> Needle<'n> {
 
 /// The code point position of the first (or, with `last`, the last) match that
 /// `search` finds in the window; an empty needle matches at the window's start (end).
+#[inline]
 fn find_with(
     haystack: &[u8],
     needle: &[u8],
@@ -189,6 +190,7 @@ fn find_with(
     Some(start + str_len(&range[..at]))
 }
 
+#[inline]
 fn count_with(
     haystack: &[u8],
     needle: &[u8],
