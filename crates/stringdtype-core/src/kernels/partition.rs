@@ -77,13 +77,13 @@ impl Separator<'_> {
     /// `s.partition(sep)` with the separator prepared once for many strings.
     #[inline]
     pub fn partition<'a>(&self, s: &'a [u8]) -> Parts<'a> {
-        Parts::around(s, self.find(s), self.len(), false)
+        Parts::around(s, self.find(s), self.bytes().len(), false)
     }
 
     /// `s.rpartition(sep)` with the separator prepared once for many strings.
     #[inline]
     pub fn rpartition<'a>(&self, s: &'a [u8]) -> Parts<'a> {
-        Parts::around(s, self.rfind(s), self.len(), true)
+        Parts::around(s, self.rfind(s), self.bytes().len(), true)
     }
 
     /// The three parts of an inline string as inline views, found in the view's 16
@@ -91,7 +91,9 @@ impl Separator<'_> {
     /// `None` for a missing or long string or a longer separator.
     #[inline]
     pub fn partition_inline(&self, view: View, last: bool) -> Option<[View; 3]> {
-        let byte = self.byte?;
+        let &[byte] = self.bytes() else {
+            return None;
+        };
         if view.is_na() || !view.is_inline() {
             return None;
         }

@@ -18,9 +18,6 @@ pub enum SplitAt<'a> {
 pub struct Separator<'a> {
     forward: Finder<'a>,
     backward: FinderRev<'a>,
-    /// The separator when it is one byte, searched with `memchr`: `memmem` takes a
-    /// Rabin-Karp loop on short haystacks.
-    pub(super) byte: Option<u8>,
 }
 
 impl<'a> Separator<'a> {
@@ -29,35 +26,25 @@ impl<'a> Separator<'a> {
         (!sep.is_empty()).then(|| Separator {
             forward: Finder::new(sep),
             backward: FinderRev::new(sep),
-            byte: match sep {
-                [byte] => Some(*byte),
-                _ => None,
-            },
         })
     }
 
-    /// The separator's length in bytes (never zero).
+    /// The separator's bytes (never empty).
     #[inline]
-    pub(crate) fn len(&self) -> usize {
-        self.forward.needle().len()
+    pub(crate) fn bytes(&self) -> &[u8] {
+        self.forward.needle()
     }
 
     /// Byte offset of the first occurrence in `s`.
     #[inline]
     pub fn find(&self, s: &[u8]) -> Option<usize> {
-        match self.byte {
-            Some(byte) => memchr::memchr(byte, s),
-            None => self.forward.find(s),
-        }
+        self.forward.find(s)
     }
 
     /// Byte offset of the last occurrence in `s`.
     #[inline]
     pub fn rfind(&self, s: &[u8]) -> Option<usize> {
-        match self.byte {
-            Some(byte) => memchr::memrchr(byte, s),
-            None => self.backward.rfind(s),
-        }
+        self.backward.rfind(s)
     }
 }
 
@@ -83,7 +70,7 @@ pub fn split<U: UnicodeTables + ?Sized>(
                     break;
                 };
                 pieces.push(start..start + found);
-                start += found + sep.len();
+                start += found + sep.bytes().len();
             }
             pieces.push(start..s.len());
         }
@@ -93,7 +80,7 @@ pub fn split<U: UnicodeTables + ?Sized>(
                 let Some(found) = sep.rfind(&s[..end]) else {
                     break;
                 };
-                pieces.push(found + sep.len()..end);
+                pieces.push(found + sep.bytes().len()..end);
                 end = found;
             }
             pieces.push(0..end);
