@@ -305,7 +305,12 @@ ufunc_loop!(str_len_loop, 2, |args| {
             kernels::inline_str_len(view)
         } else {
             let error = || na_error("The length of a null string is undefined");
-            kernels::str_len(operand(&view, arena, &state.na, false, error)?.unwrap_or(b""))
+            let s = operand(&view, arena, &state.na, false, error)?.unwrap_or(b"");
+            if s.len() <= 16 {
+                kernels::short_str_len(s)
+            } else {
+                kernels::str_len(s)
+            }
         };
         // SAFETY: element i of the int64 output.
         unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };

@@ -27,7 +27,7 @@ pub mod unicode;
 
 pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
-pub use length::{inline_str_len, str_len};
+pub use length::{inline_str_len, short_str_len, str_len};
 pub use memchr::memmem::Finder;
 pub use pad::{center, expandtabs, ljust, rjust, zfill};
 pub use partition::{partition, rpartition, Parts};
