@@ -29,10 +29,16 @@ pub fn load(data: &[u8]) -> u128 {
     }
 }
 
+/// All bits of the first `n` lanes (none for 0, all for 16).
+#[inline]
+pub fn low_bytes(n: usize) -> u128 {
+    u128::MAX.checked_shr(128 - 8 * n as u32).unwrap_or(0)
+}
+
 /// The top bits of the first `len` lanes.
 #[inline]
 pub fn used(len: usize) -> u128 {
-    TOPS & u128::MAX.checked_shr(128 - 8 * len as u32).unwrap_or(0)
+    TOPS & low_bytes(len)
 }
 
 /// Top bit of each lane whose byte (below 0x80) is at least `c`: adding `0x80 - c` sets

@@ -74,7 +74,7 @@ impl View {
         // Built in registers from at most two overlapping loads instead of a
         // variable-length copy, which would stall the 16-byte read that follows.
         let payload = crate::swar::load(data);
-        Some(View::from_u128((payload << 32) | data.len() as u128))
+        Some(View::from_lanes(payload, data.len()))
     }
 
     /// The concatenation of two strings that fits inline, built from the two views
@@ -88,7 +88,7 @@ impl View {
         }
         let payload = |v: View| v.as_u128() >> 32;
         let data = payload(a) | (payload(b) << (8 * la));
-        Some(View::from_u128((data << 32) | u128::from(la + lb)))
+        Some(View::from_lanes(data, (la + lb) as usize))
     }
 
     /// `count` copies of a string that fit inline, built from its view alone; `None` when
@@ -109,7 +109,7 @@ impl View {
         let len = view.len();
         let data = view.as_u128() >> 32;
         let repeated = (0..count).fold(0u128, |acc, k| acc | (data << (8 * len * k)));
-        Some(View::from_u128((repeated << 32) | total as u128))
+        Some(View::from_lanes(repeated, total))
     }
 
     /// A view of a long string (`len > 12`) whose bytes start with `data[..4]` and live at
@@ -144,6 +144,14 @@ impl View {
     #[inline]
     pub fn as_u128(self) -> u128 {
         u128::from(self.low()) | (u128::from(self.high()) << 64)
+    }
+
+    /// The inline view of the `len` bytes in the low lanes of `data`, whose other lanes
+    /// must be zero (`len <= 12`).
+    #[inline]
+    pub(crate) fn from_lanes(data: u128, len: usize) -> View {
+        debug_assert!(len <= MAX_INLINE_LEN && data & !crate::swar::low_bytes(len) == 0);
+        View::from_u128((data << 32) | len as u128)
     }
 
     /// The view whose 16 bytes are `value`, little-endian (the inverse of `as_u128`).

@@ -100,8 +100,7 @@ impl Separator<'_> {
         let len = view.len();
         // An inline view's unused bytes are zero, so the parts' unused bytes are too.
         let data = view.as_u128() >> 32;
-        let inline = |bytes: u128, len: usize| View::from_u128((bytes << 32) | len as u128);
-        let empty = inline(0, 0);
+        let empty = View::EMPTY;
         let lanes = swar::equal_lanes(data, byte) & swar::used(len);
         if lanes == 0 {
             return Some(if last {
@@ -115,12 +114,12 @@ impl Separator<'_> {
         } else {
             lanes.trailing_zeros() / 8
         } as usize;
-        let head = data & u128::MAX.checked_shr(128 - 8 * at as u32).unwrap_or(0);
+        let head = data & swar::low_bytes(at);
         let tail = data >> (8 * (at + 1));
         Some([
-            inline(head, at),
-            inline(u128::from(byte), 1),
-            inline(tail, len - at - 1),
+            View::from_lanes(head, at),
+            View::from_lanes(u128::from(byte), 1),
+            View::from_lanes(tail, len - at - 1),
         ])
     }
 }

@@ -114,7 +114,7 @@ fn byte_lanes(haystack: &[u8], byte: Option<u8>, start: isize, end: isize) -> Op
 /// The code point position of the byte in `lane` of the short haystack loaded as `x`.
 #[inline]
 fn lane_position(x: u128, lane: u32) -> usize {
-    let before = x & u128::MAX.checked_shr(128 - 8 * lane).unwrap_or(0);
+    let before = x & swar::low_bytes(lane as usize);
     lane as usize - swar::continuation_lanes(before).count_ones() as usize
 }
 

@@ -4,6 +4,7 @@
 use super::length::{byte_offset, byte_offset_from_end, str_len};
 use super::unicode::decode_at;
 use super::ArgumentError;
+use crate::swar;
 use crate::view::View;
 
 /// A slice resolved against a length: the first index, the step and the number of items
@@ -85,11 +86,8 @@ fn contiguous(s: &[u8], len: usize, start: usize, count: usize) -> &[u8] {
 pub fn inline_ascii_slice(view: View, start: Option<isize>, stop: Option<isize>) -> Option<View> {
     let data = view.inline_ascii_lanes()?;
     let indices = SliceIndices::new(view.len(), start, stop, None).ok()?;
-    let keep = u128::MAX
-        .checked_shr(128 - 8 * indices.count as u32)
-        .unwrap_or(0);
-    let bytes = (data >> (8 * indices.start)) & keep;
-    Some(View::from_u128((bytes << 32) | indices.count as u128))
+    let bytes = (data >> (8 * indices.start)) & swar::low_bytes(indices.count);
+    Some(View::from_lanes(bytes, indices.count))
 }
 
 /// `s[start:stop]`: a zero-copy sub-slice (a step-1 slice of code points).

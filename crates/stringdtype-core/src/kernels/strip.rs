@@ -111,9 +111,8 @@ pub fn inline_ascii_strip_whitespace(view: View, side: Side) -> Option<View> {
         len as u32
     } as usize;
     let new_len = end - first;
-    let bytes =
-        (data >> (8 * first)) & u128::MAX.checked_shr(128 - 8 * new_len as u32).unwrap_or(0);
-    Some(View::from_u128((bytes << 32) | new_len as u128))
+    let bytes = (data >> (8 * first)) & swar::low_bytes(new_len);
+    Some(View::from_lanes(bytes, new_len))
 }
 
 /// The code points of a `chars` argument, prepared once for stripping many strings.
