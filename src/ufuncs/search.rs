@@ -39,20 +39,20 @@ pub fn loops() -> Vec<LoopDef> {
     ]
 }
 
-/// A predicate ufunc (`isalpha`, ...) as a type: its name, its kernel and, where short
-/// ASCII strings answer from their views alone, the byte-parallel predicate.
+/// A predicate ufunc (`isalpha`, ...) as a type: its name, its kernel and the predicate
+/// that answers from a view alone where it can ([`kernels::from_view`]).
 trait PredicateOp {
     const NAME: &'static str;
-    const ASCII: Option<Predicate>;
+    const VIEW: Predicate;
     fn test(s: &[u8], tables: &PythonTables) -> bool;
 }
 
 macro_rules! predicate_ops {
-    ($($ty:ident: $name:literal, $kernel:ident, $ascii:expr;)*) => {$(
+    ($($ty:ident: $name:literal, $kernel:ident, $view:ident;)*) => {$(
         struct $ty;
         impl PredicateOp for $ty {
             const NAME: &'static str = $name;
-            const ASCII: Option<Predicate> = $ascii;
+            const VIEW: Predicate = Predicate::$view;
             #[inline]
             fn test(s: &[u8], tables: &PythonTables) -> bool {
                 kernels::$kernel(s, tables)
@@ -61,16 +61,16 @@ macro_rules! predicate_ops {
     )*};
 }
 predicate_ops! {
-    IsAlpha: "isalpha", isalpha, Some(Predicate::Alpha);
-    IsDigit: "isdigit", isdigit, Some(Predicate::Digit);
-    IsSpace: "isspace", isspace, Some(Predicate::Space);
-    IsAlnum: "isalnum", isalnum, Some(Predicate::Alnum);
-    IsLower: "islower", islower, Some(Predicate::Lower);
-    IsUpper: "isupper", isupper, Some(Predicate::Upper);
-    IsTitle: "istitle", istitle, None;
+    IsAlpha: "isalpha", isalpha, Alpha;
+    IsDigit: "isdigit", isdigit, Digit;
+    IsSpace: "isspace", isspace, Space;
+    IsAlnum: "isalnum", isalnum, Alnum;
+    IsLower: "islower", islower, Lower;
+    IsUpper: "isupper", isupper, Upper;
+    IsTitle: "istitle", istitle, Title;
     // On ASCII, decimal and numeric characters are the digits.
-    IsDecimal: "isdecimal", isdecimal, Some(Predicate::Digit);
-    IsNumeric: "isnumeric", isnumeric, Some(Predicate::Digit);
+    IsDecimal: "isdecimal", isdecimal, Digit;
+    IsNumeric: "isnumeric", isnumeric, Digit;
 }
 
 /// The loop of predicate `P`.
@@ -91,7 +91,7 @@ ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
                 P::NAME
             ))
         };
-        let fast = P::ASCII.and_then(|p| kernels::inline_ascii(view, p));
+        let fast = kernels::from_view(view, P::VIEW);
         let result = match fast {
             Some(result) => result,
             // A NaN-like missing value is never alpha, digit, ...

@@ -32,8 +32,8 @@ pub use memchr::memmem::Finder;
 pub use pad::{center, expandtabs, ljust, rjust, zfill};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{
-    inline_ascii, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle,
-    isupper, Predicate,
+    from_view, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,
+    Predicate,
 };
 pub use repeat::repeat;
 pub use replace::{replace, replace_with};

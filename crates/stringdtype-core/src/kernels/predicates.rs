@@ -9,7 +9,7 @@
 //! (`istitle` of the benchmark's medium strings: 87 or 103 instructions per element).
 
 use super::unicode::{decode_at, UnicodeTables};
-use crate::swar::{self, in_range, LANES};
+use crate::swar::{self, in_range, LANES, TOPS};
 use crate::view::View;
 
 const ALPHA: u8 = 1;
@@ -68,7 +68,7 @@ fn all_chars(s: &[u8], ascii: u8, other: impl Fn(char) -> bool) -> bool {
     true
 }
 
-/// The predicates that [`inline_ascii`] decides.
+/// The predicates that [`from_view`] decides.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Predicate {
     Alpha,
@@ -78,35 +78,106 @@ pub enum Predicate {
     Space,
     Lower,
     Upper,
+    Title,
 }
 
-/// `predicate` of an inline, all-ASCII string, decided from its view for all bytes at
-/// once (no branch per byte); `None` for a long or missing string or one with a
-/// non-ASCII byte.
+/// `predicate` decided from the 16 bytes of a view alone, without reading an arena:
+/// - an inline, all-ASCII string, for all its bytes at once (no branch per byte);
+/// - a long string whose 4-byte prefix holds an ASCII character that rules the
+///   predicate out (false: a digit for `isalpha`, an uppercase letter for `islower`, a
+///   lowercase letter at the start for `istitle`, ...).
+///   An ASCII byte is always a whole character in UTF-8, whatever the bytes around it.
+///
+/// `None` when the view does not decide it (a missing value, a non-ASCII inline string,
+/// a long string whose prefix does not rule the predicate out).
 #[inline]
-pub fn inline_ascii(view: View, predicate: Predicate) -> Option<bool> {
+pub fn from_view(view: View, predicate: Predicate) -> Option<bool> {
+    if view.is_na() {
+        return None;
+    }
+    if !view.is_inline() {
+        return prefix_rules_out(view, predicate).then_some(false);
+    }
     let data = view.inline_ascii_lanes()?;
     let len = view.len();
     // The top bits of the string's lanes.
     let used = swar::used(len);
-    let letters = in_range(data | (LANES * 0x20), b'a', b'z');
-    let digits = in_range(data, b'0', b'9');
+    let classes = Classes::of(data);
     let all = |bits: u128| len > 0 && bits & used == used;
     Some(match predicate {
-        Predicate::Alpha => all(letters),
-        Predicate::Digit => all(digits),
-        Predicate::Alnum => all(letters | digits),
-        Predicate::Space => all(in_range(data, b'\t', b'\r') | in_range(data, 0x1c, b' ')),
+        Predicate::Alpha => all(classes.letters),
+        Predicate::Digit => all(classes.digits),
+        Predicate::Alnum => all(classes.letters | classes.digits),
+        Predicate::Space => all(classes.spaces),
         Predicate::Lower | Predicate::Upper => {
-            let lower = in_range(data, b'a', b'z') & used;
-            let upper = in_range(data, b'A', b'Z') & used;
             let (wanted, other) = match predicate {
-                Predicate::Lower => (lower, upper),
-                _ => (upper, lower),
+                Predicate::Lower => (classes.lower, classes.upper),
+                _ => (classes.upper, classes.lower),
             };
-            wanted != 0 && other == 0
+            wanted & used != 0 && other & used == 0
+        }
+        Predicate::Title => {
+            let cased = classes.lower | classes.upper;
+            // An empty string has no cased lane; the lanes past it are zero (uncased).
+            cased != 0 && title_breaks(&classes, cased << 8, used) == 0
         }
     })
+}
+
+/// The lanes of `considered` that break `istitle`: an uppercase letter after a cased
+/// character, a lowercase one after an uncased character (or at the start). `after_cased`
+/// is the top bit of each lane whose previous character is cased.
+#[inline]
+fn title_breaks(classes: &Classes, after_cased: u128, considered: u128) -> u128 {
+    (classes.upper & after_cased | classes.lower & !after_cased) & considered
+}
+
+/// Whether an ASCII character of a long string's prefix makes `predicate` false.
+#[inline]
+fn prefix_rules_out(view: View, predicate: Predicate) -> bool {
+    let prefix = u128::from(u32::from_le_bytes(view.prefix()));
+    // The lanes of ASCII bytes; the others are zeroed, so that no lane carries.
+    let wide = prefix & TOPS;
+    let ascii = TOPS & swar::low_bytes(4) & !wide;
+    let classes = Classes::of(prefix & !((wide >> 7) * 0xff));
+    let rejected = match predicate {
+        Predicate::Alpha => !classes.letters,
+        Predicate::Digit => !classes.digits,
+        Predicate::Alnum => !(classes.letters | classes.digits),
+        Predicate::Space => !classes.spaces,
+        Predicate::Lower => classes.upper,
+        Predicate::Upper => classes.lower,
+        // Only where the previous byte is ASCII too (or the lane is the first): a
+        // character before it that is not ASCII may be cased or not.
+        Predicate::Title => {
+            let after_ascii = ascii << 8 | 0x80;
+            let after_cased = (classes.lower | classes.upper) & ascii;
+            title_breaks(&classes, after_cased << 8, after_ascii)
+        }
+    };
+    rejected & ascii != 0
+}
+
+/// The top bit of each lane (of bytes below 0x80) in each ASCII class.
+struct Classes {
+    letters: u128,
+    digits: u128,
+    spaces: u128,
+    lower: u128,
+    upper: u128,
+}
+
+impl Classes {
+    #[inline]
+    fn of(data: u128) -> Classes {
+        Classes {
+            letters: in_range(data | (LANES * 0x20), b'a', b'z'),
+            digits: in_range(data, b'0', b'9'),
+            spaces: in_range(data, b'\t', b'\r') | in_range(data, 0x1c, b' '),
+            lower: in_range(data, b'a', b'z'),
+            upper: in_range(data, b'A', b'Z'),
+        }
+    }
 }
 
 /// `s.isalpha()`.
@@ -319,8 +390,23 @@ mod tests {
         }
     }
 
+    type Slow = fn(&[u8], &RustTables) -> bool;
+
+    /// Each predicate that [`from_view`] decides, with the kernels it stands for.
+    const FROM_VIEW: [(Predicate, Slow); 9] = [
+        (Predicate::Alpha, isalpha),
+        (Predicate::Digit, isdigit),
+        (Predicate::Digit, isdecimal),
+        (Predicate::Digit, isnumeric),
+        (Predicate::Alnum, isalnum),
+        (Predicate::Space, isspace),
+        (Predicate::Lower, islower),
+        (Predicate::Upper, isupper),
+        (Predicate::Title, istitle),
+    ];
+
     #[test]
-    fn inline_ascii_agrees_with_the_byte_loop() {
+    fn from_view_agrees_with_the_byte_loop() {
         let samples = [
             "",
             "a",
@@ -342,28 +428,69 @@ mod tests {
             "/:",
             "\x7f",
         ];
-        type Slow = fn(&[u8], &RustTables) -> bool;
-        let cases: [(Predicate, Slow); 6] = [
-            (Predicate::Alpha, isalpha),
-            (Predicate::Digit, isdigit),
-            (Predicate::Alnum, isalnum),
-            (Predicate::Space, isspace),
-            (Predicate::Lower, islower),
-            (Predicate::Upper, isupper),
-        ];
-        for text in samples {
+        // And every string of up to four of these characters, alone and before a tail.
+        let chars = ["a", "Z", "5", " ", "_"];
+        let mut texts: Vec<String> = samples.iter().map(|s| s.to_string()).collect();
+        for n in 0..=4 {
+            for code in 0..chars.len().pow(n) {
+                let head: String = (0..n)
+                    .map(|k| chars[code / chars.len().pow(k) % chars.len()])
+                    .collect();
+                texts.extend(["", "Ab Cd", "aBcD e", "A1b"].map(|tail| head.clone() + tail));
+            }
+        }
+        for text in &texts {
             let view = View::try_inline(text.as_bytes()).expect("inline");
-            for (predicate, slow) in cases {
+            for (predicate, slow) in FROM_VIEW {
                 let want = slow(text.as_bytes(), &RustTables);
                 assert_eq!(
-                    inline_ascii(view, predicate),
+                    from_view(view, predicate),
                     Some(want),
                     "{text:?} {predicate:?}"
                 );
             }
         }
         let wide = View::try_inline("é".as_bytes()).expect("inline");
-        assert_eq!(inline_ascii(wide, Predicate::Alpha), None);
-        assert_eq!(inline_ascii(View::NA, Predicate::Alpha), None);
+        assert_eq!(from_view(wide, Predicate::Alpha), None);
+        assert_eq!(from_view(View::NA, Predicate::Alpha), None);
+    }
+
+    #[test]
+    fn from_view_of_long_strings_agrees_with_the_byte_loop() {
+        // Every string of four of these characters (cut anywhere by the 4-byte prefix)
+        // and a tail that makes it long; the prefix decides some, the rest are `None`.
+        let chars = [
+            "a", "Z", "5", " ", "\t", "\0", "_", "\x1c", "\x7f", "é", "日", "😀", "٣",
+        ];
+        let tails = [
+            "bcdefghijklm",
+            "BCDEFGHIJKLM",
+            "123456789012",
+            "            ",
+            "xY1 é_xY1 é_",
+        ];
+        let location = crate::view::Location {
+            chunk: 1,
+            offset: 0,
+        };
+        let mut decided = 0;
+        for code in 0..chars.len().pow(4) {
+            let head: String = (0..4)
+                .map(|k| chars[code / chars.len().pow(k) % chars.len()])
+                .collect();
+            for tail in tails {
+                let text = head.clone() + tail;
+                let bytes = text.as_bytes();
+                let prefix = [bytes[0], bytes[1], bytes[2], bytes[3]];
+                let view = View::long(bytes.len(), prefix, location).expect("long");
+                for (predicate, slow) in FROM_VIEW {
+                    if let Some(got) = from_view(view, predicate) {
+                        assert_eq!(got, slow(bytes, &RustTables), "{text:?} {predicate:?}");
+                        decided += 1;
+                    }
+                }
+            }
+        }
+        assert!(decided > 100_000, "the prefix decided only {decided} cases");
     }
 }
