@@ -7,11 +7,13 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
+use stringdtype_core::{swar, MAX_INLINE_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::descr::NaKind;
 use crate::element::read_view;
+use crate::error::CoreResultExt;
 use crate::loops::{effective_na, operand, read_i64, ufunc_loop, Args};
 use crate::unicode::{tables, PythonTables};
 
@@ -232,7 +234,7 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
             "'{name}' not supported for null values that are not nan-like or strings."
         ))
     };
-    if !END && startswith_from_views(&args, &error)? {
+    if tailmatch_from_views::<END>(&args, &error)? {
         return Ok(());
     }
     let matches = |_, s: &[u8], _: Option<&Needle<'_>>, affix: &[u8], start, end| {
@@ -247,12 +249,13 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
     for_each_search(&args, Some(false), error, matches, write)
 });
 
-/// `startswith` of one prefix of at most four bytes, over whole strings (the common
-/// `np.strings.startswith(a, "ab")`): decided from each view's length and 4-byte prefix,
-/// without touching an arena. Returns false, having written nothing, when the call is
-/// not of that kind.
-fn startswith_from_views(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
-    let Some(prefix) = args.scalar_view(1) else {
+/// `startswith`/`endswith` of one short affix over whole strings (the common
+/// `np.strings.startswith(a, "ab")`), decided from the views where they can: a prefix of
+/// at most four bytes from each view's 4-byte prefix, without touching an arena; a suffix
+/// of at most 12 bytes from each inline view's lanes (a long string's end is read from
+/// its arena). Returns false, having written nothing, when the call is not of that kind.
+fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+    let Some(affix) = args.scalar_view(1) else {
         return Ok(false);
     };
     if args.strides[2..4].iter().any(|&stride| stride != 0) {
@@ -261,25 +264,35 @@ fn startswith_from_views(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<boo
     // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
     let (start, end) = unsafe { (read_i64(args, 2, 0), read_i64(args, 3, 0)) };
     let whole = start == 0 && end >= i64::from(u32::MAX);
-    if !whole || prefix.is_na() || prefix.len() > 4 {
+    let limit = if END { MAX_INLINE_LEN } else { 4 };
+    if !whole || affix.is_na() || affix.len() > limit {
         return Ok(false);
     }
-    let wanted = prefix.prefix();
-    let len = prefix.len();
-    let mask = u32::MAX.checked_shr(32 - 8 * len as u32).unwrap_or(0);
-    let wanted_bits = u32::from_le_bytes(wanted) & mask;
-    let na = &args.state(0).na;
+    let wanted = affix
+        .inline_bytes()
+        .expect("an affix of at most 12 bytes is inline");
+    // The prefix lanes a prefix of at most four bytes covers.
+    let mask = swar::low_bytes(wanted.len()) as u32;
+    let wanted_prefix = u32::from_le_bytes(affix.prefix()) & mask;
+    let state = args.state(0);
+    let locks = ArenaLocks::reading(&[&state.arena]);
     for i in 0..args.n {
         // SAFETY: element i of the string operand and of the bool output.
         let view = unsafe { read_view(args.at(0, i)) };
         let result = if view.is_na() {
-            match na {
+            match &state.na {
                 NaKind::NanLike => false,
-                NaKind::String(default) => default.starts_with(&wanted[..len]),
+                NaKind::String(default) if END => default.ends_with(wanted),
+                NaKind::String(default) => default.starts_with(wanted),
                 _ => return Err(error()),
             }
+        } else if END {
+            match kernels::inline_endswith(view, affix) {
+                Some(result) => result,
+                None => locks.get(0).get(&view).py()?.ends_with(wanted),
+            }
         } else {
-            view.len() >= len && u32::from_le_bytes(view.prefix()) & mask == wanted_bits
+            view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
         };
         // SAFETY: as above.
         unsafe { *args.at(4, i) = result as u8 };

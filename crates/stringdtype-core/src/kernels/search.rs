@@ -13,6 +13,7 @@ use memchr::memmem::{self, Finder, FinderRev};
 
 use super::length::{byte_offset, str_len};
 use crate::swar;
+use crate::view::View;
 
 /// Python's `ADJUST_INDICES`: clamps `start` and `end` to `0..=len` the way slices do.
 /// The result may have `end < start`, meaning an empty window with no position in it.
@@ -239,6 +240,25 @@ pub fn startswith(s: &[u8], prefix: &[u8], start: isize, end: isize) -> bool {
     })
 }
 
+/// `s.endswith(suffix)` of an inline string, from its view's lanes without a branch per
+/// byte; `None` for a long string or a missing value. `suffix` is the view of an inline
+/// string. Both rely on the unused lanes of an inline view being zero.
+#[inline]
+pub fn inline_endswith(view: View, suffix: View) -> Option<bool> {
+    debug_assert!(suffix.is_inline() && !suffix.is_na());
+    if view.is_na() || !view.is_inline() {
+        return None;
+    }
+    let (len, n) = (view.len(), suffix.len());
+    if n > len {
+        return Some(false);
+    }
+    // The last n bytes, moved to the low lanes; the lanes above them are the zero
+    // padding past the string's end.
+    let tail = view.as_u128() >> 32 >> (8 * (len - n));
+    Some(tail == suffix.as_u128() >> 32)
+}
+
 /// `s.endswith(suffix, start, end)`.
 pub fn endswith(s: &[u8], suffix: &[u8], start: isize, end: isize) -> bool {
     if suffix.is_empty() {
@@ -253,6 +273,56 @@ mod tests {
     use super::*;
 
     const MAX: isize = isize::MAX;
+
+    #[test]
+    fn inline_endswith_agrees_with_the_bytes() {
+        // Every string of up to four of these characters before tails of 0-8 bytes,
+        // against every suffix of up to 12 bytes drawn from the same characters.
+        let chars = ["a", "b", "\0", "é"];
+        let mut texts = vec![String::new()];
+        for n in 1..=4 {
+            for code in 0..chars.len().pow(n) {
+                texts.push(
+                    (0..n)
+                        .map(|k| chars[code / chars.len().pow(k) % chars.len()])
+                        .collect(),
+                );
+            }
+        }
+        let tails = ["", "a", "ab\0", "aéb", "abababab"];
+        let mut cases = 0;
+        for head in &texts {
+            for tail in tails {
+                let text = head.clone() + tail;
+                let Some(view) = View::try_inline(text.as_bytes()) else {
+                    continue;
+                };
+                for suffix in texts.iter().map(|h| h.clone() + tail) {
+                    let Some(wanted) = View::try_inline(suffix.as_bytes()) else {
+                        continue;
+                    };
+                    let expected = text.as_bytes().ends_with(suffix.as_bytes());
+                    assert_eq!(
+                        inline_endswith(view, wanted),
+                        Some(expected),
+                        "{text:?} {suffix:?}"
+                    );
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 10_000);
+        let long = View::long(
+            13,
+            *b"abcd",
+            crate::Location {
+                chunk: 1,
+                offset: 0,
+            },
+        );
+        assert_eq!(inline_endswith(long.expect("long"), View::EMPTY), None);
+        assert_eq!(inline_endswith(View::NA, View::EMPTY), None);
+    }
 
     // (haystack, needle, start, end, find, rfind, count, startswith, endswith), from
     // Python 3.11 (find/rfind -1 written as None).
