@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
-use stringdtype_core::{swar, MAX_INLINE_LEN};
+use stringdtype_core::{swar, View, MAX_INLINE_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
@@ -203,29 +203,103 @@ ufunc_loop!(find_loop[S: SearchOp], 5, |args| {
             "'{name}' not supported for null values that are not strings."
         ))
     };
+    if byte_search_from_views::<S>(&args, &error)? {
+        return Ok(());
+    }
     let search = |_, haystack: &[u8], fixed: Option<&Needle<'_>>, needle: &[u8], start, end| {
-        let found = match (S::COUNTS, S::LAST, fixed) {
-            (true, _, Some(n)) => return Ok(n.count(haystack, start, end) as i64),
-            (true, _, None) => return Ok(kernels::count(haystack, needle, start, end) as i64),
-            (false, false, Some(n)) => n.find(haystack, start, end),
-            (false, false, None) => kernels::find(haystack, needle, start, end),
-            (false, true, Some(n)) => n.rfind(haystack, start, end),
-            (false, true, None) => kernels::rfind(haystack, needle, start, end),
-        };
-        match found {
-            Some(position) => Ok(position as i64),
-            None if S::RAISES => {
-                Err(PyValueError::new_err("substring not found"))
-            }
-            None => Ok(-1),
+        match fixed {
+            Some(n) => prepared_search::<S>(n, haystack, start, end),
+            None if S::COUNTS => Ok(kernels::count(haystack, needle, start, end) as i64),
+            None if S::LAST => answer::<S>(kernels::rfind(haystack, needle, start, end)),
+            None => answer::<S>(kernels::find(haystack, needle, start, end)),
         }
     };
     // SAFETY: element i of the int64 output.
-    let write = |i, value: i64| unsafe {
-        std::ptr::write_unaligned(args.at(4, i) as *mut i64, value)
-    };
+    let write = |i, value: i64| unsafe { write_i64(&args, i, value) };
     for_each_search(&args, None, error, search, write)
 });
+
+/// Writes element `i` of a search loop's int64 output.
+///
+/// # Safety
+/// `i` must be one of the loop's elements.
+#[inline]
+unsafe fn write_i64(args: &Args, i: isize, value: i64) {
+    // SAFETY: forwarded contract; operand 4 is int64.
+    unsafe { std::ptr::write_unaligned(args.at(4, i) as *mut i64, value) }
+}
+
+/// The result of search `S` from the code point position it found, or not.
+#[inline]
+fn answer<S: SearchOp>(found: Option<usize>) -> PyResult<i64> {
+    match found {
+        Some(position) => Ok(position as i64),
+        None if S::RAISES => Err(PyValueError::new_err("substring not found")),
+        None => Ok(-1),
+    }
+}
+
+/// Search `S` with a prepared needle.
+#[inline]
+fn prepared_search<S: SearchOp>(
+    needle: &Needle<'_>,
+    haystack: &[u8],
+    start: isize,
+    end: isize,
+) -> PyResult<i64> {
+    if S::COUNTS {
+        return Ok(needle.count(haystack, start, end) as i64);
+    }
+    answer::<S>(if S::LAST {
+        needle.rfind(haystack, start, end)
+    } else {
+        needle.find(haystack, start, end)
+    })
+}
+
+/// The string scalar of operand 1 (stride 0), when the start and end operands are the
+/// same for every element and cover whole strings (the common `np.strings.find(a, "x")`).
+fn whole_string_scalar(args: &Args) -> Option<View> {
+    let scalar = args.scalar_view(1)?;
+    if args.strides[2..4].iter().any(|&stride| stride != 0) {
+        return None;
+    }
+    // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
+    let (start, end) = unsafe { (read_i64(args, 2, 0), read_i64(args, 3, 0)) };
+    (start == 0 && end >= i64::from(u32::MAX) && !scalar.is_na()).then_some(scalar)
+}
+
+/// Search `S` for one one-byte needle over whole strings: an inline string answers from
+/// its view's lanes ([`Needle::inline_matches`]), without a load from memory; a long one
+/// through the prepared needle. Returns false, having written nothing, when the call is
+/// not of that kind.
+fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+    let Some(scalar) = whole_string_scalar(args) else {
+        return Ok(false);
+    };
+    let Some(byte) = scalar.inline_bytes().filter(|bytes| bytes.len() == 1) else {
+        return Ok(false);
+    };
+    let needle = Needle::new(byte);
+    let na = effective_na(&[args.state(0), args.state(1)]);
+    let locks = ArenaLocks::reading(&[&args.state(0).arena]);
+    for i in 0..args.n {
+        // SAFETY: element i of the string operand.
+        let view = unsafe { read_view(args.at(0, i)) };
+        let result = match needle.inline_matches(view) {
+            Some(matches) if S::COUNTS => matches.count() as i64,
+            Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
+            Some(matches) => answer::<S>(matches.find())?,
+            None => match operand(&view, locks.get(0), na, false, error)? {
+                Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
+                None => unreachable!("a NaN-like missing value is an error here"),
+            },
+        };
+        // SAFETY: element i of the output.
+        unsafe { write_i64(args, i, result) };
+    }
+    Ok(true)
+}
 
 ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
     let name = if END { "endswith" } else { "startswith" };
@@ -255,17 +329,10 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
 /// of at most 12 bytes from each inline view's lanes (a long string's end is read from
 /// its arena). Returns false, having written nothing, when the call is not of that kind.
 fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
-    let Some(affix) = args.scalar_view(1) else {
+    let Some(affix) = whole_string_scalar(args) else {
         return Ok(false);
     };
-    if args.strides[2..4].iter().any(|&stride| stride != 0) {
-        return Ok(false);
-    }
-    // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
-    let (start, end) = unsafe { (read_i64(args, 2, 0), read_i64(args, 3, 0)) };
-    let whole = start == 0 && end >= i64::from(u32::MAX);
-    let limit = if END { MAX_INLINE_LEN } else { 4 };
-    if !whole || affix.is_na() || affix.len() > limit {
+    if affix.len() > if END { MAX_INLINE_LEN } else { 4 } {
         return Ok(false);
     }
     let wanted = affix

@@ -37,7 +37,7 @@ pub use predicates::{
 };
 pub use repeat::repeat;
 pub use replace::{replace, replace_with};
-pub use search::{count, endswith, find, inline_endswith, rfind, startswith, Needle};
+pub use search::{count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};

@@ -100,23 +100,45 @@ pub struct Needle<'n> {
     byte: Option<u8>,
 }
 
-/// A short whole haystack loaded into one integer, and the lanes of it that hold `byte`,
-/// when the search can be done that way (a one-byte needle, at most 16 bytes searched
-/// from start to end).
-#[inline]
-fn byte_lanes(haystack: &[u8], byte: Option<u8>, start: isize, end: isize) -> Option<(u128, u128)> {
-    let byte = byte?;
-    (whole(haystack, start, end) && haystack.len() <= 16).then(|| {
-        let x = swar::load(haystack);
-        (x, swar::equal_lanes(x, byte) & swar::used(haystack.len()))
-    })
+/// A short whole haystack as one integer, and the lanes of it that hold a one-byte
+/// needle: `find`, `rfind` and `count` of the whole haystack without a loop.
+#[derive(Clone, Copy)]
+pub struct ByteMatches {
+    haystack: u128,
+    lanes: u128,
 }
 
-/// The code point position of the byte in `lane` of the short haystack loaded as `x`.
-#[inline]
-fn lane_position(x: u128, lane: u32) -> usize {
-    let before = x & swar::low_bytes(lane as usize);
-    lane as usize - swar::continuation_lanes(before).count_ones() as usize
+impl ByteMatches {
+    #[inline]
+    fn new(haystack: u128, len: usize, byte: u8) -> ByteMatches {
+        let lanes = swar::equal_lanes(haystack, byte) & swar::used(len);
+        ByteMatches { haystack, lanes }
+    }
+
+    /// The code point position of the first match.
+    #[inline]
+    pub fn find(self) -> Option<usize> {
+        (self.lanes != 0).then(|| self.position(self.lanes.trailing_zeros() / 8))
+    }
+
+    /// The code point position of the last match.
+    #[inline]
+    pub fn rfind(self) -> Option<usize> {
+        (self.lanes != 0).then(|| self.position(15 - self.lanes.leading_zeros() / 8))
+    }
+
+    /// The number of matches.
+    #[inline]
+    pub fn count(self) -> usize {
+        self.lanes.count_ones() as usize
+    }
+
+    /// The code point position of the byte in `lane`.
+    #[inline]
+    fn position(self, lane: u32) -> usize {
+        let before = self.haystack & swar::low_bytes(lane as usize);
+        lane as usize - swar::continuation_lanes(before).count_ones() as usize
+    }
 }
 
 impl<'n> Needle<'n> {
@@ -138,11 +160,29 @@ impl<'n> Needle<'n> {
         self.forward.needle()
     }
 
+    /// The matches of a one-byte needle in a short haystack searched from start to end.
+    #[inline]
+    fn byte_matches(&self, haystack: &[u8], start: isize, end: isize) -> Option<ByteMatches> {
+        let byte = self.byte?;
+        (whole(haystack, start, end) && haystack.len() <= 16)
+            .then(|| ByteMatches::new(swar::load(haystack), haystack.len(), byte))
+    }
+
+    /// The matches of a one-byte needle in the whole of an inline string, from its
+    /// view's lanes (no load from memory); `None` for a longer needle, a long string or
+    /// a missing value.
+    #[inline]
+    pub fn inline_matches(&self, view: View) -> Option<ByteMatches> {
+        let byte = self.byte?;
+        (!view.is_na() && view.is_inline())
+            .then(|| ByteMatches::new(view.as_u128() >> 32, view.len(), byte))
+    }
+
     /// `haystack.find(needle, start, end)`: lowest code point position, `None` for -1.
     #[inline]
     pub fn find(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
-        if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
-            return (lanes != 0).then(|| lane_position(x, lanes.trailing_zeros() / 8));
+        if let Some(matches) = self.byte_matches(haystack, start, end) {
+            return matches.find();
         }
         find_with(haystack, self.bytes(), (start, end), false, |w| {
             self.forward.find(w)
@@ -151,8 +191,8 @@ impl<'n> Needle<'n> {
 
     /// `haystack.rfind(needle, start, end)`: highest code point position, `None` for -1.
     pub fn rfind(&self, haystack: &[u8], start: isize, end: isize) -> Option<usize> {
-        if let Some((x, lanes)) = byte_lanes(haystack, self.byte, start, end) {
-            return (lanes != 0).then(|| lane_position(x, 15 - lanes.leading_zeros() / 8));
+        if let Some(matches) = self.byte_matches(haystack, start, end) {
+            return matches.rfind();
         }
         find_with(haystack, self.bytes(), (start, end), true, |w| {
             self.backward.rfind(w)
@@ -161,8 +201,8 @@ impl<'n> Needle<'n> {
 
     /// `haystack.count(needle, start, end)`: non-overlapping occurrences.
     pub fn count(&self, haystack: &[u8], start: isize, end: isize) -> usize {
-        if let Some((_, lanes)) = byte_lanes(haystack, self.byte, start, end) {
-            return lanes.count_ones() as usize;
+        if let Some(matches) = self.byte_matches(haystack, start, end) {
+            return matches.count();
         }
         count_with(haystack, self.bytes(), start, end, |w| {
             self.forward.find_iter(w).count()
@@ -274,10 +314,8 @@ mod tests {
 
     const MAX: isize = isize::MAX;
 
-    #[test]
-    fn inline_endswith_agrees_with_the_bytes() {
-        // Every string of up to four of these characters before tails of 0-8 bytes,
-        // against every suffix of up to 12 bytes drawn from the same characters.
+    /// Every string of up to four of a few characters (ASCII, NUL, two-byte UTF-8).
+    fn short_texts() -> Vec<String> {
         let chars = ["a", "b", "\0", "é"];
         let mut texts = vec![String::new()];
         for n in 1..=4 {
@@ -289,6 +327,43 @@ mod tests {
                 );
             }
         }
+        texts
+    }
+
+    #[test]
+    fn inline_matches_agree_with_the_search() {
+        let mut cases = 0;
+        for head in short_texts() {
+            for tail in ["", "b", "ab\0a", "aéb\0ba"] {
+                let text = head.clone() + tail;
+                let Some(view) = View::try_inline(text.as_bytes()) else {
+                    continue;
+                };
+                for needle in ["a", "b", "\0", "x"] {
+                    let prepared = Needle::new(needle.as_bytes());
+                    let matches = prepared.inline_matches(view).expect("inline, one byte");
+                    let (h, n) = (text.as_str(), needle);
+                    let position = |at: Option<usize>| at.map(|b| h[..b].chars().count());
+                    assert_eq!(matches.find(), position(h.find(n)), "{h:?} {n:?}");
+                    assert_eq!(matches.rfind(), position(h.rfind(n)), "{h:?} {n:?}");
+                    assert_eq!(matches.count(), h.matches(n).count(), "{h:?} {n:?}");
+                    cases += 1;
+                }
+            }
+        }
+        assert!(cases > 1000);
+        let two = Needle::new(b"ab");
+        assert!(two
+            .inline_matches(View::try_inline(b"ab").expect("inline"))
+            .is_none());
+        assert!(Needle::new(b"a").inline_matches(View::NA).is_none());
+    }
+
+    #[test]
+    fn inline_endswith_agrees_with_the_bytes() {
+        // Every string of up to four of these characters before tails of 0-8 bytes,
+        // against every suffix of up to 12 bytes drawn from the same characters.
+        let texts = short_texts();
         let tails = ["", "a", "ab\0", "aéb", "abababab"];
         let mut cases = 0;
         for head in &texts {
