@@ -269,18 +269,18 @@ fn whole_string_scalar(args: &Args) -> Option<View> {
     (start == 0 && end >= i64::from(u32::MAX) && !scalar.is_na()).then_some(scalar)
 }
 
-/// Search `S` for one one-byte needle over whole strings: an inline string answers from
-/// its view's lanes ([`Needle::inline_matches`]), without a load from memory; a long one
-/// through the prepared needle. Returns false, having written nothing, when the call is
-/// not of that kind.
+/// Search `S` for one needle of at most one byte over whole strings (`""` included): an
+/// inline string answers from its view's lanes ([`Needle::inline_matches`]), without a
+/// load from memory; a long one through the prepared needle. Returns false, having
+/// written nothing, when the call is not of that kind.
 fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
     let Some(scalar) = whole_string_scalar(args) else {
         return Ok(false);
     };
-    let Some(byte) = scalar.inline_bytes().filter(|bytes| bytes.len() == 1) else {
+    let Some(bytes) = scalar.inline_bytes().filter(|bytes| bytes.len() <= 1) else {
         return Ok(false);
     };
-    let needle = Needle::new(byte);
+    let needle = Needle::new(bytes);
     let na = effective_na(&[args.state(0), args.state(1)]);
     let locks = ArenaLocks::reading(&[&args.state(0).arena]);
     for i in 0..args.n {

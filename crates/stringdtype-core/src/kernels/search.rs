@@ -100,8 +100,8 @@ pub struct Needle<'n> {
     byte: Option<u8>,
 }
 
-/// A short whole haystack as one integer, and the lanes of it that hold a one-byte
-/// needle: `find`, `rfind` and `count` of the whole haystack without a loop.
+/// A short whole haystack as one integer, and the lanes where a needle of at most one
+/// byte matches: `find`, `rfind` and `count` of the whole haystack without a loop.
 #[derive(Clone, Copy)]
 pub struct ByteMatches {
     haystack: u128,
@@ -113,6 +113,17 @@ impl ByteMatches {
     fn new(haystack: u128, len: usize, byte: u8) -> ByteMatches {
         let lanes = swar::equal_lanes(haystack, byte) & swar::used(len);
         ByteMatches { haystack, lanes }
+    }
+
+    /// The matches of the empty needle: at every character's start and at the end.
+    #[inline]
+    fn boundaries(haystack: u128, len: usize) -> ByteMatches {
+        let starts = swar::used(len) & !swar::continuation_lanes(haystack);
+        let end = 0x80 << (8 * len);
+        ByteMatches {
+            haystack,
+            lanes: starts | end,
+        }
     }
 
     /// The code point position of the first match.
@@ -168,14 +179,20 @@ impl<'n> Needle<'n> {
             .then(|| ByteMatches::new(swar::load(haystack), haystack.len(), byte))
     }
 
-    /// The matches of a one-byte needle in the whole of an inline string, from its
-    /// view's lanes (no load from memory); `None` for a longer needle, a long string or
-    /// a missing value.
+    /// The matches of a needle of at most one byte in the whole of an inline string,
+    /// from its view's lanes (no load from memory); `None` for a longer needle, a long
+    /// string or a missing value.
     #[inline]
     pub fn inline_matches(&self, view: View) -> Option<ByteMatches> {
-        let byte = self.byte?;
-        (!view.is_na() && view.is_inline())
-            .then(|| ByteMatches::new(view.as_u128() >> 32, view.len(), byte))
+        if view.is_na() || !view.is_inline() {
+            return None;
+        }
+        let (haystack, len) = (view.as_u128() >> 32, view.len());
+        match (self.byte, self.bytes().is_empty()) {
+            (Some(byte), _) => Some(ByteMatches::new(haystack, len, byte)),
+            (None, true) => Some(ByteMatches::boundaries(haystack, len)),
+            (None, false) => None,
+        }
     }
 
     /// `haystack.find(needle, start, end)`: lowest code point position, `None` for -1.
@@ -339,7 +356,7 @@ mod tests {
                 let Some(view) = View::try_inline(text.as_bytes()) else {
                     continue;
                 };
-                for needle in ["a", "b", "\0", "x"] {
+                for needle in ["a", "b", "\0", "x", ""] {
                     let prepared = Needle::new(needle.as_bytes());
                     let matches = prepared.inline_matches(view).expect("inline, one byte");
                     let (h, n) = (text.as_str(), needle);
