@@ -20,8 +20,14 @@ use crate::error::CoreResultExt;
 /// `ptr` must point at 16 readable bytes.
 #[inline]
 pub unsafe fn read_view(ptr: *const u8) -> View {
-    // SAFETY: forwarded contract; View is plain bytes, valid for any bit pattern.
-    unsafe { ptr::read_unaligned(ptr as *const View) }
+    // Read as two words, straight into registers: one 16-byte load makes the compiler
+    // spill the view to the stack and load its words back from there.
+    // SAFETY: forwarded contract; any 16 bytes are a View.
+    unsafe {
+        let low = ptr::read_unaligned(ptr as *const u64);
+        let high = ptr::read_unaligned(ptr.add(8) as *const u64);
+        View::from_words(u64::from_le(low), u64::from_le(high))
+    }
 }
 
 /// The first word of the element at `ptr`, its length and prefix

@@ -47,7 +47,7 @@ impl View {
 
     /// The view whose bytes `0..8` and `8..16` are the little-endian `low` and `high`.
     #[inline]
-    const fn from_words(low: u64, high: u64) -> View {
+    pub const fn from_words(low: u64, high: u64) -> View {
         View {
             raw: [low.to_le(), high.to_le()],
         }
