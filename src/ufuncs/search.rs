@@ -356,7 +356,7 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
         } else if END {
             match kernels::inline_endswith(view, affix) {
                 Some(result) => result,
-                None => locks.get(0).get(&view).py()?.ends_with(wanted),
+                None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
             }
         } else {
             view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
