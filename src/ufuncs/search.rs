@@ -280,6 +280,11 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     let Some(bytes) = scalar.inline_bytes().filter(|bytes| bytes.len() <= 1) else {
         return Ok(false);
     };
+    // `find`/`index` of "" is 0 for every string: the general loop says so without
+    // looking at the string, which beats reading its lanes.
+    if bytes.is_empty() && !S::LAST && !S::COUNTS {
+        return Ok(false);
+    }
     let needle = Needle::new(bytes);
     let na = effective_na(&[args.state(0), args.state(1)]);
     let locks = ArenaLocks::reading(&[&args.state(0).arena]);
