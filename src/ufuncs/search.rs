@@ -280,18 +280,17 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     let Some(bytes) = scalar.inline_bytes().filter(|bytes| bytes.len() <= 1) else {
         return Ok(false);
     };
-    // `find`/`index` of "" is 0 for every string: the general loop says so without
-    // looking at the string, which beats reading its lanes.
-    if bytes.is_empty() && !S::LAST && !S::COUNTS {
-        return Ok(false);
-    }
+    // `find`/`index` of "" over a whole string is 0, whatever the string.
+    let zero = bytes.is_empty() && !S::LAST && !S::COUNTS;
     let needle = Needle::new(bytes);
     let na = effective_na(&[args.state(0), args.state(1)]);
     let locks = ArenaLocks::reading(&[&args.state(0).arena]);
     for i in 0..args.n {
         // SAFETY: element i of the string operand.
         let view = unsafe { read_view(args.at(0, i)) };
-        let result = match needle.inline_matches(view) {
+        let matches = (!zero).then(|| needle.inline_matches(view)).flatten();
+        let result = match matches {
+            _ if zero && !view.is_na() => 0,
             Some(matches) if S::COUNTS => matches.count() as i64,
             Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
             Some(matches) => answer::<S>(matches.find())?,
