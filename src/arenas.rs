@@ -162,6 +162,7 @@ impl<'a> ArenaLocks<'a> {
 
     /// The arenas of every operand for reading, and the arena of operand `write` for
     /// writing, when no other operand shares it; else `None`.
+    #[inline]
     pub fn split(&mut self, write: usize) -> Option<(Readers<'_, 'a>, &mut Arena)> {
         let at = self.slot[write];
         let shared = (0..self.operands).any(|i| i != write && self.slot[i] == at);

@@ -201,6 +201,10 @@ def test_out_overlapping_an_input(rng, suffix):
     for text in b.tolist():
         text.encode("utf-8")
 
+    r = np.array(vals, dtype=StringDType())
+    np.multiply(r[::-1], 3, out=r)
+    assert r.tolist() == [v * 3 for v in vals[::-1]]
+
     c = np.array(vals, dtype=StringDType())
     np.maximum(c, c[::-1], out=c)
     assert c.tolist() == [max(x, y) for x, y in zip(vals, vals[::-1])]

@@ -254,6 +254,14 @@ ufunc_loop!(add_loop, 3, |args| {
     Ok(())
 });
 
+/// The bytes of `view`, or of the dtype's default string for a missing value.
+fn string_or_default<'r>(view: &'r View, arena: &'r Arena, na: &'r NaKind) -> PyResult<&'r [u8]> {
+    match (na, view.is_na()) {
+        (NaKind::String(default), true) => Ok(default),
+        _ => arena.get(view).py(),
+    }
+}
+
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let count_at = 1 - STRING_AT;
     let (ss, so) = (args.state(STRING_AT), args.state(2));
@@ -271,25 +279,31 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
             unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
             continue;
         }
-        let missing = if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
+        if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
             if ss.na != NaKind::NanLike {
                 return Err(PyTypeError::new_err("Cannot multiply null that is not a nan-like value"));
             }
-            true
+            // SAFETY: element i of output 2, whose arena is lock 1.
+            unsafe { output.write_view(&args, locks.get_mut(1), i, View::NA) };
+            continue;
+        }
+        let overflow = |err| match err {
+            CoreError::OutOfMemory(_) => crate::error::to_py(err),
+            _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
+        };
+        let view = if let Some((readers, writer)) = locks.split(1) {
+            // The output's arena is not the input's: the result goes straight into it.
+            let bytes = string_or_default(&s, readers.get(0), &ss.na)?;
+            let count = usize::try_from(count).unwrap_or(0);
+            writer.store_repeat(bytes, count).map_err(overflow)?
         } else {
-            let bytes: &[u8] = match (&ss.na, s.is_na()) {
-                (NaKind::String(default), true) => default,
-                _ => locks.get(0).get(&s).py()?,
-            };
+            let bytes = string_or_default(&s, locks.get(0), &ss.na)?;
             scratch.clear();
-            kernels::repeat(bytes, count, &mut scratch).map_err(|err| match err {
-                CoreError::OutOfMemory(_) => crate::error::to_py(err),
-                _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
-            })?;
-            false
+            kernels::repeat(bytes, count, &mut scratch).map_err(overflow)?;
+            locks.get_mut(1).store(&scratch).map_err(overflow)?
         };
         // SAFETY: element i of output 2, whose arena is lock 1.
-        unsafe { output.write(&args, locks.get_mut(1), i, (!missing).then_some(&scratch[..])) }?;
+        unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
     }
     Ok(())
 });

@@ -252,14 +252,59 @@ impl Arena {
             self.write_block(block, part.as_ptr(), part.len());
             at += part.len();
         }
-        // The prefix is read back as one word: gathering it byte by byte from the parts
-        // into an array stalled on store forwarding (16 % of `+`).
-        let written = self.chunks[location.local as usize]
+        Ok(View::long(
+            len,
+            self.written_prefix(location),
+            self.location(location),
+        )?)
+    }
+
+    /// Stores `s` repeated `count` times without building it first: one copy of `s`,
+    /// then the copied part doubled inside the block.
+    pub fn store_repeat(&mut self, s: &[u8], count: usize) -> Result<View> {
+        let len = s.len().saturating_mul(count);
+        if len <= MAX_INLINE_LEN {
+            let mut buf = [0u8; MAX_INLINE_LEN];
+            for at in (0..len).step_by(s.len().max(1)) {
+                buf[at..at + s.len()].copy_from_slice(s);
+            }
+            return Ok(View::try_inline(&buf[..len]).expect("fits inline"));
+        }
+        if len > crate::view::MAX_STRING_LEN {
+            return Err(Error::StringTooLong(len));
+        }
+        let location = self.allocate(len)?;
+        let (start, buf) = (
+            location.offset as usize,
+            &self.chunks[location.local as usize].buf,
+        );
+        // SAFETY (both writes): the block was just allocated (see `write_block`); the
+        // second copies from the block's filled front to the part after it, which the
+        // borrowed bytes do not cover.
+        unsafe { buf.write(start, s) };
+        let mut filled = s.len();
+        while filled < len {
+            let more = filled.min(len - filled);
+            let front = buf.slice(start, more).expect("the block's filled front");
+            unsafe { buf.write(start + filled, front) };
+            filled += more;
+        }
+        Ok(View::long(
+            len,
+            self.written_prefix(location),
+            self.location(location),
+        )?)
+    }
+
+    /// The first four bytes of a long string just written to `block`, read back as one
+    /// word: gathering them byte by byte from the parts into an array stalled on store
+    /// forwarding (16 % of `+`).
+    fn written_prefix(&self, block: BlockRef) -> [u8; 4] {
+        let written = self.chunks[block.local as usize]
             .buf
-            .slice(location.offset as usize, 4)
+            .slice(block.offset as usize, 4)
             .expect("the block holds the string just written");
-        let prefix = [written[0], written[1], written[2], written[3]];
-        Ok(View::long(len, prefix, self.location(location))?)
+        [written[0], written[1], written[2], written[3]]
     }
 
     /// Gives a long string's block back to the arena. Inline strings and missing values

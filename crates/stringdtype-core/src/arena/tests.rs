@@ -350,3 +350,27 @@ fn running_out_of_memory_is_an_error() {
         Some(Error::OutOfMemory(isize::MAX as usize))
     );
 }
+
+#[test]
+fn store_repeat_matches_repeated_bytes() {
+    let mut arena = Arena::new();
+    for s in [&b""[..], b"a", b"abc", b"abcdefghijklm", "é😀".as_bytes()] {
+        for count in [0, 1, 2, 3, 4, 5, 7, 13, 100] {
+            let v = arena.store_repeat(s, count).unwrap();
+            let want = s.repeat(count);
+            assert_eq!(arena.get(&v).unwrap(), &want[..], "{s:?} * {count}");
+            assert_eq!(v.len(), want.len());
+            if want.len() > 12 {
+                assert_eq!(v.prefix(), want[..4]);
+            }
+        }
+    }
+    assert_eq!(
+        arena.store_repeat(b"ab", usize::MAX).err(),
+        Some(Error::StringTooLong(usize::MAX))
+    );
+    assert!(matches!(
+        arena.store_repeat(b"ab", crate::view::MAX_STRING_LEN),
+        Err(Error::StringTooLong(_))
+    ));
+}
