@@ -7,7 +7,7 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
-use stringdtype_core::{swar, View, MAX_INLINE_LEN};
+use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
@@ -87,24 +87,34 @@ ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
     for i in 0..args.n {
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };
-        let error = || {
-            PyValueError::new_err(format!(
-                "Cannot use the {} function with a null that is not a nan-like value",
-                P::NAME
-            ))
-        };
-        let fast = kernels::from_view(view, P::VIEW);
-        let result = match fast {
+        let result = match kernels::from_view(view, P::VIEW) {
             Some(result) => result,
-            // A NaN-like missing value is never alpha, digit, ...
-            None => operand(&view, locks.get(0), &state.na, true, error)?
-                .is_some_and(|s| P::test(s, tables)),
+            None => predicate_of_string::<P>(view, locks.get(0), &state.na, tables)?,
         };
         // SAFETY: element i of the bool output.
         unsafe { *args.at(1, i) = result as u8 };
     }
     Ok(())
 });
+
+/// Predicate `P` of a string that its view does not decide, read from its arena. Kept
+/// out of the loop, whose registers then hold only what the view path needs.
+#[inline(never)]
+fn predicate_of_string<P: PredicateOp>(
+    view: View,
+    arena: &Arena,
+    na: &NaKind,
+    tables: &PythonTables,
+) -> PyResult<bool> {
+    let error = || {
+        PyValueError::new_err(format!(
+            "Cannot use the {} function with a null that is not a nan-like value",
+            P::NAME
+        ))
+    };
+    // A NaN-like missing value is never alpha, digit, ...
+    Ok(operand(&view, arena, na, true, error)?.is_some_and(|s| P::test(s, tables)))
+}
 
 /// A substring search ufunc (`find`, ...) as a type: its name, whether it searches from
 /// the end, whether a miss raises (`index`) and whether it counts instead.
