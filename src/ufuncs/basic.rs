@@ -318,19 +318,26 @@ ufunc_loop!(str_len_loop, 2, |args| {
         let len = if view.is_inline() && !view.is_na() {
             kernels::inline_str_len(view)
         } else {
-            let error = || na_error("The length of a null string is undefined");
-            let s = operand(&view, arena, &state.na, false, error)?.unwrap_or(b"");
-            if s.len() <= 16 {
-                kernels::short_str_len(s)
-            } else {
-                kernels::str_len(s)
-            }
+            str_len_of_string(view, arena, &state.na)?
         };
         // SAFETY: element i of the int64 output.
         unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
     }
     Ok(())
 });
+
+/// The length in code points of a long string or a missing value, read from its
+/// arena. Kept out of the loop, whose registers then hold only what inline views need.
+#[inline(never)]
+fn str_len_of_string(view: View, arena: &Arena, na: &NaKind) -> PyResult<usize> {
+    let error = || na_error("The length of a null string is undefined");
+    let s = operand(&view, arena, na, false, error)?.unwrap_or(b"");
+    Ok(if s.len() <= 16 {
+        kernels::short_str_len(s)
+    } else {
+        kernels::str_len(s)
+    })
+}
 
 ufunc_loop!(isnan_loop, 2, |args| {
     let nan_like = args.state(0).na == NaKind::NanLike;
