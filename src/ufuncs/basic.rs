@@ -273,7 +273,9 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
         let (s, count) = unsafe {
             (read_view(args.at(STRING_AT, i)), read_count(&args, count_at, i, "string multiply")?)
         };
-        if let Some(view) = View::repeat_inline(s, count.max(0) as usize) {
+        // A negative count repeats nothing, as in Python.
+        let count = usize::try_from(count).unwrap_or(0);
+        if let Some(view) = View::repeat_inline(s, count) {
             // Short results come from the view alone.
             // SAFETY: element i of output 2, whose arena is lock 1.
             unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
@@ -287,21 +289,19 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
             unsafe { output.write_view(&args, locks.get_mut(1), i, View::NA) };
             continue;
         }
-        let overflow = |err| match err {
+        let stored = if let Some((readers, writer)) = locks.split(1) {
+            // The output's arena is not the input's: the result goes straight into it.
+            writer.store_repeat(string_or_default(&s, readers.get(0), &ss.na)?, count)
+        } else {
+            // The string lives in the arena being written: repeat a copy of it.
+            scratch.clear();
+            scratch.extend_from_slice(string_or_default(&s, locks.get(0), &ss.na)?);
+            locks.get_mut(1).store_repeat(&scratch, count)
+        };
+        let view = stored.map_err(|err| match err {
             CoreError::OutOfMemory(_) => crate::error::to_py(err),
             _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
-        };
-        let view = if let Some((readers, writer)) = locks.split(1) {
-            // The output's arena is not the input's: the result goes straight into it.
-            let bytes = string_or_default(&s, readers.get(0), &ss.na)?;
-            let count = usize::try_from(count).unwrap_or(0);
-            writer.store_repeat(bytes, count).map_err(overflow)?
-        } else {
-            let bytes = string_or_default(&s, locks.get(0), &ss.na)?;
-            scratch.clear();
-            kernels::repeat(bytes, count, &mut scratch).map_err(overflow)?;
-            locks.get_mut(1).store(&scratch).map_err(overflow)?
-        };
+        })?;
         // SAFETY: element i of output 2, whose arena is lock 1.
         unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
     }

@@ -17,7 +17,6 @@ pub mod length;
 pub mod pad;
 pub mod partition;
 pub mod predicates;
-pub mod repeat;
 pub mod replace;
 pub mod search;
 pub mod slice;
@@ -35,7 +34,6 @@ pub use predicates::{
     from_view, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,
     Predicate,
 };
-pub use repeat::repeat;
 pub use replace::{replace, replace_with};
 pub use search::{count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
