@@ -8,7 +8,7 @@
 
 use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use stringdtype_core::kernels::{self, CharSet, Finder, Separator, Side};
+use stringdtype_core::kernels::{self, CharSet, Finder, Justify, Separator, Side};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
@@ -322,83 +322,90 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
     )
 });
 
-/// A padding ufunc as a type: its name (NumPy's errors use it), whether it takes a fill
-/// character (all but `zfill`) and its kernel.
+/// A padding ufunc as a type: its name (NumPy's errors use it) and where it puts the
+/// string, `None` for `zfill` (which takes no fill character).
 trait PadOp {
     const UFUNC: &'static str;
     const NAME: &'static str;
-    const FILLED: bool;
-    fn pad(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>);
+    const JUSTIFY: Option<Justify>;
 }
 
 macro_rules! pad_ops {
-    ($($ty:ident: $ufunc:literal, $name:literal, filled $filled:literal, |$s:ident, $w:ident, $f:ident, $o:ident| $pad:expr;)*) => {$(
+    ($($ty:ident: $ufunc:literal, $name:literal, $justify:expr;)*) => {$(
         struct $ty;
         impl PadOp for $ty {
             const UFUNC: &'static str = $ufunc;
             const NAME: &'static str = $name;
-            const FILLED: bool = $filled;
-            #[inline]
-            fn pad($s: &[u8], $w: isize, $f: char, $o: &mut Vec<u8>) {
-                $pad
-            }
+            const JUSTIFY: Option<Justify> = $justify;
         }
     )*};
 }
 pad_ops! {
-    Center: "_center", "_center", filled true, |s, w, f, o| kernels::center(s, w, f, o);
-    Ljust: "_ljust", "_ljust", filled true, |s, w, f, o| kernels::ljust(s, w, f, o);
-    Rjust: "_rjust", "_rjust", filled true, |s, w, f, o| kernels::rjust(s, w, f, o);
-    Zfill: "_zfill", "zfill", filled false, |s, w, _f, o| kernels::zfill(s, w, o);
+    Center: "_center", "_center", Some(Justify::Center);
+    Ljust: "_ljust", "_ljust", Some(Justify::Left);
+    Rjust: "_rjust", "_rjust", Some(Justify::Right);
+    Zfill: "_zfill", "zfill", None;
 }
 
 /// The loop of padding `P`: (string, width, fill) or, for `zfill`, (string, width).
 fn pad<P: PadOp>() -> LoopDef {
     const PAD: &[Dt] = &[T, I, T, T];
     const WIDTH: &[Dt] = &[T, I, T];
-    LoopDef::new(P::UFUNC, if P::FILLED { PAD } else { WIDTH }, pad_loop::<P>).unsigned_counts()
+    let dtypes = if P::JUSTIFY.is_some() { PAD } else { WIDTH };
+    LoopDef::new(P::UFUNC, dtypes, pad_loop::<P>).unsigned_counts()
 }
 
-ufunc_loop!(pad_loop[P: PadOp], if P::FILLED { 4 } else { 3 }, |args| {
+ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args| {
     let name = P::NAME;
-    let (fill_at, out_at) = if P::FILLED { (Some(2), 3) } else { (None, 2) };
+    let (fill_at, out_at) = if P::JUSTIFY.is_some() { (Some(2), 3) } else { (None, 2) };
     let (ss, so) = (args.state(0), args.state(out_at));
     let sf = fill_at.map(|k| args.state(k));
     let na = effective_na(&[ss, sf.unwrap_or(ss)]);
     let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena], 2);
     let error = || {
-        if !P::FILLED {
+        if P::JUSTIFY.is_none() {
             PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
         } else {
             PyValueError::new_err(format!("Cannot {name} null that is not a nan-like value"))
         }
     };
+    // A fill character with stride 0 (the usual scalar) is decoded once. A missing or
+    // malformed one is left to the per-element path, which answers in NumPy's order.
+    let fixed_fill = fill_at
+        .and_then(|k| args.scalar_view(k))
+        .and_then(|view| match operand(&view, locks.get(1), na, true, error) {
+            Ok(Some(fill)) => first_char(fill).ok(),
+            _ => None,
+        });
     // zfill has no fill operand: operand 0 stands in, unread.
     let inputs = [0, fill_at.unwrap_or(0)];
     let no_shortcut = |_, _: &[View; 2]| None;
     for_each_output(&args, &mut locks, inputs, (out_at, 2), no_shortcut, |i, [view, fill_view], locks, out| {
-        let fill = match fill_at {
-            Some(_) => match operand(fill_view, locks.get(1), na, true, error)? {
-                Some(fill) => Some(first_char(fill)?),
+        let fill = match (fixed_fill, fill_at) {
+            (Some(fill), _) => fill,
+            (None, Some(_)) => match operand(fill_view, locks.get(1), na, true, error)? {
+                Some(fill) => first_char(fill)?,
                 None => return Ok(None),
             },
-            None => None,
+            (None, None) => '0',
         };
         let Some(s) = operand(view, locks.get(0), na, true, error)? else {
             return Ok(None);
         };
         // SAFETY: operand 1 is an int64 or uint64 width.
         let width = unsafe { read_count(&args, 1, i, name) }?;
-        let fill = fill.unwrap_or('0');
-        let margin = usize::try_from(width).unwrap_or(0).saturating_sub(kernels::str_len(s));
+        let width = isize::try_from(width).unwrap_or(isize::MAX);
+        let margin = kernels::pad_margin(s, width);
         if margin == 0 {
             return Ok(Some(s));
         }
         let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
         let size = size.filter(|&size| size <= MAX_STRING_LEN).ok_or_else(|| overflow(name))?;
         reserve(out, size)?;
-        let width = width as isize;
-        P::pad(s, width, fill, out);
+        match P::JUSTIFY {
+            Some(justify) => kernels::justify(s, justify, margin, width, fill, out),
+            None => kernels::zfill_margin(s, margin, out),
+        }
         Ok(Some(out))
     })
 });

@@ -22,53 +22,89 @@ fn push_fill(out: &mut Vec<u8>, fill: char, count: usize) {
     }
 }
 
-/// Appends `s` with `left` and `right` fill characters around it.
-#[inline]
-fn pad(s: &[u8], left: usize, right: usize, fill: char, out: &mut Vec<u8>) {
-    out.reserve(s.len() + (left + right) * fill.len_utf8());
-    push_fill(out, fill, left);
-    out.extend_from_slice(s);
-    push_fill(out, fill, right);
-}
-
 /// Number of fill characters that `width` asks for around `s`, 0 if none.
 #[inline]
-fn margin(s: &[u8], width: isize) -> usize {
+pub fn pad_margin(s: &[u8], width: isize) -> usize {
     if width <= 0 {
         return 0;
     }
     (width as usize).saturating_sub(str_len(s))
 }
 
-/// `s.center(width, fill)`: Python puts the odd fill character on the left exactly when
-/// both the margin and `width` are odd (`"ab".center(5) == "  ab "`).
+/// Where `center`, `ljust` and `rjust` put the string among its fill characters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Justify {
+    Center,
+    Left,
+    Right,
+}
+
+impl Justify {
+    /// How many of the `margin` fill characters go before the string; the rest go after.
+    /// Python's `center` puts the odd one first exactly when both the margin and `width`
+    /// are odd (`"ab".center(5) == "  ab "`).
+    #[inline]
+    pub fn fill_before(self, margin: usize, width: isize) -> usize {
+        match self {
+            Justify::Left => 0,
+            Justify::Right => margin,
+            Justify::Center => margin / 2 + (margin & width as usize & 1),
+        }
+    }
+}
+
+/// Appends `s` with `margin` fill characters placed as `justify` says; `margin` is
+/// `pad_margin(s, width)`, which callers that check the result's size have already counted.
+#[inline]
+pub fn justify(
+    s: &[u8],
+    justify: Justify,
+    margin: usize,
+    width: isize,
+    fill: char,
+    out: &mut Vec<u8>,
+) {
+    let before = justify.fill_before(margin, width);
+    out.reserve(s.len() + margin * fill.len_utf8());
+    push_fill(out, fill, before);
+    out.extend_from_slice(s);
+    push_fill(out, fill, margin - before);
+}
+
+/// `s.center(width, fill)`.
 pub fn center(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    let margin = margin(s, width);
-    let left = margin / 2 + (margin & width as usize & 1);
-    pad(s, left, margin - left, fill, out);
+    justify(s, Justify::Center, pad_margin(s, width), width, fill, out);
 }
 
 /// `s.ljust(width, fill)`.
 pub fn ljust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    pad(s, 0, margin(s, width), fill, out);
+    justify(s, Justify::Left, pad_margin(s, width), width, fill, out);
 }
 
 /// `s.rjust(width, fill)`.
 pub fn rjust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    pad(s, margin(s, width), 0, fill, out);
+    justify(s, Justify::Right, pad_margin(s, width), width, fill, out);
 }
 
 /// `s.zfill(width)`: zeros on the left, after a leading `+` or `-` sign.
 pub fn zfill(s: &[u8], width: isize, out: &mut Vec<u8>) {
-    let margin = margin(s, width);
+    zfill_margin(s, pad_margin(s, width), out);
+}
+
+/// `s.zfill(width)` where `margin` is `pad_margin(s, width)`.
+#[inline]
+pub fn zfill_margin(s: &[u8], margin: usize, out: &mut Vec<u8>) {
+    out.reserve(s.len() + margin);
     match s {
         [sign @ (b'+' | b'-'), rest @ ..] if margin > 0 => {
-            out.reserve(s.len() + margin);
             out.push(*sign);
             push_fill(out, '0', margin);
             out.extend_from_slice(rest);
         }
-        _ => pad(s, margin, 0, '0', out),
+        _ => {
+            push_fill(out, '0', margin);
+            out.extend_from_slice(s);
+        }
     }
 }
 
