@@ -242,6 +242,21 @@ def test_sort_and_extremes(rng, na_key):
     check(lambda x: x.argmin(), na_key, a)
 
 
+def test_min_and_max_reductions(rng, na_key):
+    # A reduction hands the loop its running value as input 0 and output (stride 0):
+    # whole arrays, axes of a 2-D array, strided rows, accumulations and ties.
+    a = values(rng, na_key)
+    check(np.min, na_key, a)
+    check(np.max, na_key, a)
+    check(lambda x: np.min(x[::-3]), na_key, a)
+    check(lambda x: np.maximum.reduce(x[: len(x) // 4 * 4].reshape(4, -1), axis=0), na_key, a)
+    check(lambda x: np.minimum.reduce(x[: len(x) // 4 * 4].reshape(4, -1), axis=1), na_key, a)
+    check(np.maximum.accumulate, na_key, a)
+    check(np.minimum.accumulate, na_key, a)
+    check(np.min, na_key, a[:1] * 5 + a)
+    check(np.max, na_key, a + a[:1] * 5)
+
+
 def test_unicode_arrays_stay_numpys():
     # Importing the package must not reroute NumPy's own U loops through this dtype.
     u = np.array(["b" * 20, "a"])

@@ -158,30 +158,49 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
     let output = Output::new(&args, 2, locks.get(2));
     let mut scratch = Vec::new();
+    // Copies element `i` of input `k` to element `at` of the output. NumPy copies the
+    // chosen element, a missing one included (a NaN-like missing value counts as the
+    // greatest, see `compare_with_na`).
+    let mut copy = |locks: &mut ArenaLocks, k: usize, i: isize, at: isize| {
+        // SAFETY: element i of input k.
+        let view = unsafe { read_view(args.at(k, i)) };
+        if !view.is_na() {
+            scratch.clear();
+            scratch.extend_from_slice(locks.get(k).get(&view).py()?);
+        }
+        let result = (!view.is_na()).then_some(&scratch[..]);
+        // SAFETY: element `at` of output 2, whose arena is lock 2.
+        unsafe { output.write(&args, locks.get_mut(2), at, result) }
+    };
+    let is_reduction = args.strides[0] == 0 && args.strides[2] == 0;
+    if args.n > 0 && is_reduction && args.at(0, 0) == args.at(2, 0) {
+        // `np.min(a)`: input 0 is the output, the running value. Its view stays here and
+        // the chosen element is copied once, at the end.
+        let chosen = {
+            let (arena_a, arena_b) = (locks.get(0), locks.get(1));
+            // SAFETY: element 0 of input 0.
+            let mut best = (unsafe { read_view(args.at(0, 0)) }, arena_a);
+            let mut chosen = None;
+            for i in 0..args.n {
+                // SAFETY: element i of input 1.
+                let b = unsafe { read_view(args.at(1, i)) };
+                if compare_with_na(na, &best.0, best.1, &b, arena_b)?.is_lt() == MAX {
+                    (best, chosen) = ((b, arena_b), Some(i));
+                }
+            }
+            chosen
+        };
+        return chosen.map_or(Ok(()), |i| copy(&mut locks, 1, i, 0));
+    }
     for i in 0..args.n {
         // SAFETY: element i of each input.
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        // NumPy copies the chosen element, a missing one included (a NaN-like missing
-        // value counts as the greatest, see `compare_with_na`).
-        let pick = {
-            let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            let ordering = compare_with_na(na, &a, arena_a, &b, arena_b)?;
-            let first = ordering.is_lt() != MAX;
-            // The chosen element already is the output (a reduction's running value, or
-            // an in-place call): nothing to copy.
-            if args.at(if first { 0 } else { 1 }, i) == args.at(2, i) {
-                continue;
-            }
-            let (pick, arena) = if first { (a, arena_a) } else { (b, arena_b) };
-            if !pick.is_na() {
-                scratch.clear();
-                scratch.extend_from_slice(arena.get(&pick).py()?);
-            }
-            pick
-        };
-        let result = (!pick.is_na()).then_some(&scratch[..]);
-        // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { output.write(&args, locks.get_mut(2), i, result) }?;
+        let ordering = compare_with_na(na, &a, locks.get(0), &b, locks.get(1))?;
+        let k = if ordering.is_lt() != MAX { 0 } else { 1 };
+        // The chosen element already is the output (an in-place call): nothing to copy.
+        if args.at(k, i) != args.at(2, i) {
+            copy(&mut locks, k, i, i)?;
+        }
     }
     Ok(())
 });
