@@ -20,8 +20,13 @@ COUNT_OPS = {
 
 @package_only
 @pytest.mark.parametrize("op", list(COUNT_OPS))
-def test_uint64_counts_beyond_int64_overflow(op):
-    a = np.array(["abc", "x" * 20, "a\tb"], dtype=StringDType())
+@pytest.mark.parametrize(
+    "values",
+    # The second has only short strings that each operation leaves as they are.
+    [["abc", "x" * 20, "a\tb"], ["xyz", "q", ""]],
+)
+def test_uint64_counts_beyond_int64_overflow(op, values):
+    a = np.array(values, dtype=StringDType())
     with pytest.raises(OverflowError):
         COUNT_OPS[op](a, np.uint64(2**63))
     with pytest.raises(OverflowError):

@@ -90,6 +90,14 @@ impl<'a> Args<'a> {
         self.data[k].wrapping_offset(i * self.strides[k])
     }
 
+    /// Whether operand `k` is an unsigned integer (a uint64 count).
+    #[inline]
+    pub fn is_unsigned(&self, k: usize) -> bool {
+        let descr = self.descrs[k];
+        // SAFETY: a non-null descriptor is live for the call (`Args::new`).
+        !descr.is_null() && unsafe { (*descr).kind } as u8 == b'u'
+    }
+
     /// The one element of string operand `k` when the operand has stride 0 (a Python
     /// `str`, or broadcasting) and the call has more than one element, so that work on it
     /// can be done once per call; else `None`.
@@ -147,11 +155,9 @@ pub fn na_error(message: &str) -> PyErr {
 /// Operand `k` must be an int64 or uint64 operand with at least `i + 1` elements.
 #[inline]
 pub unsafe fn read_count(args: &Args<'_>, k: usize, i: isize, what: &str) -> PyResult<i64> {
-    // SAFETY: forwarded contract: the descriptor is live for the loop call.
-    let unsigned = unsafe { (*args.descrs[k]).kind } as u8 == b'u';
     // SAFETY: forwarded contract; both types are 8 bytes.
     let raw = unsafe { read_i64(args, k, i) };
-    if unsigned && raw < 0 {
+    if raw < 0 && args.is_unsigned(k) {
         return Err(PyOverflowError::new_err(format!(
             "Overflow encountered in {what}"
         )));

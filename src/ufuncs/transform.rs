@@ -171,7 +171,8 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
         Some(view) => operand(&view, locks.get(1), na, false, chars_error)?.map(CharSet::new),
         None => None,
     };
-    for_each_output(&args, &mut locks, [0, 1], (2, 2), |_, _| None, |_, [a, c], locks, _| {
+    let shortcut = |_, [a, _]: &[View; 2]| fixed.as_ref()?.inline_ascii_strip(*a, S::SIDE);
+    for_each_output(&args, &mut locks, [0, 1], (2, 2), shortcut, |_, [a, c], locks, _| {
         let chars = operand(c, locks.get(1), na, false, chars_error)?;
         let Some(s) = operand(a, locks.get(0), na, true, strip_error)? else {
             return Ok(None);
@@ -234,12 +235,20 @@ ufunc_loop!(replace_loop, 5, |args| {
         }
         None => None,
     };
+    // Replacing one byte, with a fixed present `new` and a signed count (any count then
+    // leaves a string without the byte as it is, and no operand can raise): an inline
+    // string is decided on its view.
+    let new_present = args.scalar_view(2).is_some_and(|new| !new.is_na());
+    let lone_byte = match fixed.as_ref().map(Finder::needle) {
+        Some(&[byte]) if new_present && !args.is_unsigned(3) => Some(byte),
+        _ => None,
+    };
     for_each_output(
         &args,
         &mut locks,
         [0, 1, 2],
         (4, 3),
-        |_, _| None,
+        |_, [s, _, _]: &[View; 3]| kernels::replace::inline_without_byte(*s, lone_byte?),
         |i, views, locks, out| {
             let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
             let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");

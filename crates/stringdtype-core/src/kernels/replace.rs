@@ -8,6 +8,7 @@ use memchr::memmem::Finder;
 
 use super::unicode::is_continuation;
 use crate::swar;
+use crate::view::View;
 
 /// Appends `s.replace(old, new, count)` to `out`; `count < 0` replaces every match.
 /// For one `old` and many strings, prepare a [`Finder`] once and use [`replace_with`].
@@ -68,6 +69,17 @@ pub fn short_contains_byte(s: &[u8], byte: u8) -> Option<bool> {
     (s.len() <= 16).then(|| swar::equal_lanes(swar::load(s), byte) & swar::used(s.len()) != 0)
 }
 
+/// `view` itself when it is an inline string without `byte`, which `replace` of that byte
+/// leaves as it is; `None` for a missing or long string, or one holding `byte`.
+#[inline]
+pub fn inline_without_byte(view: View, byte: u8) -> Option<View> {
+    if view.is_na() || !view.is_inline() {
+        return None;
+    }
+    let lanes = view.as_u128() >> 32;
+    (swar::equal_lanes(lanes, byte) & swar::used(view.len()) == 0).then_some(view)
+}
+
 /// Replacing an empty `old`: `new` before each of the first `limit` code points, and at
 /// the end too when the limit allows `len + 1` insertions.
 fn interleave(s: &[u8], new: &[u8], limit: usize, out: &mut Vec<u8>) {
@@ -91,6 +103,27 @@ fn interleave(s: &[u8], new: &[u8], limit: usize, out: &mut Vec<u8>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_without_byte_reads_only_the_string() {
+        for text in ["", "a", "xyz", "exactly12byt", "abcdefghijk\0", "\0", "é"] {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            for byte in [b'a', b'z', b't', 0, 0xa9] {
+                let want = (!text.as_bytes().contains(&byte)).then_some(view);
+                assert_eq!(inline_without_byte(view, byte), want, "{text:?} {byte}");
+            }
+        }
+        assert_eq!(inline_without_byte(View::NA, b'a'), None);
+        let long = View::long(
+            13,
+            *b"bbbb",
+            crate::view::Location {
+                chunk: 1,
+                offset: 0,
+            },
+        );
+        assert_eq!(inline_without_byte(long.unwrap(), b'a'), None);
+    }
 
     // (string, old, new, count, expected), from Python 3.11.
     #[rustfmt::skip]

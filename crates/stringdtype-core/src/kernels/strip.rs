@@ -94,11 +94,16 @@ pub fn strip_whitespace<'a, U: UnicodeTables + ?Sized>(
 pub fn inline_ascii_strip_whitespace(view: View, side: Side) -> Option<View> {
     let data = view.inline_ascii_lanes()?;
     let len = view.len();
-    let used = swar::used(len);
     let space = swar::in_range(data, b'\t', b'\r') | swar::in_range(data, 0x1c, b' ');
-    let kept = !space & used;
+    Some(strip_lanes(data, len, !space & swar::used(len), side))
+}
+
+/// What is left of an inline string with lanes `data` and length `len` when the lanes
+/// whose top bit `kept` lacks are stripped from `side`.
+#[inline]
+fn strip_lanes(data: u128, len: usize, kept: u128, side: Side) -> View {
     if kept == 0 {
-        return Some(View::EMPTY);
+        return View::EMPTY;
     }
     let first = if side.left() {
         kept.trailing_zeros() / 8
@@ -111,14 +116,19 @@ pub fn inline_ascii_strip_whitespace(view: View, side: Side) -> Option<View> {
         len as u32
     } as usize;
     let new_len = end - first;
-    let bytes = (data >> (8 * first)) & swar::low_bytes(new_len);
-    Some(View::from_lanes(bytes, new_len))
+    View::from_lanes((data >> (8 * first)) & swar::low_bytes(new_len), new_len)
 }
+
+/// Most ASCII members a [`CharSet`] may have for its inline strip, which compares every
+/// lane with each of them.
+const LANE_MEMBERS: usize = 4;
 
 /// The code points of a `chars` argument, prepared once for stripping many strings.
 #[derive(Clone, Debug)]
 pub struct CharSet {
     ascii: [bool; 128],
+    /// The ASCII members, each once, in the order given.
+    ascii_members: Vec<u8>,
     others: Vec<char>,
 }
 
@@ -127,12 +137,16 @@ impl CharSet {
     pub fn new(chars: &[u8]) -> CharSet {
         let mut set = CharSet {
             ascii: [false; 128],
+            ascii_members: Vec::new(),
             others: Vec::new(),
         };
         let mut i = 0;
         while i < chars.len() {
             let (c, width) = decode_at(chars, i);
             if c.is_ascii() {
+                if !set.ascii[c as usize] {
+                    set.ascii_members.push(c as u8);
+                }
                 set.ascii[c as usize] = true;
             } else if !set.others.contains(&c) {
                 set.others.push(c);
@@ -149,6 +163,21 @@ impl CharSet {
             Some(&hit) => hit,
             None => self.others.contains(&c),
         }
+    }
+
+    /// `strip` of an inline, all-ASCII string, computed on its view (every lane compared
+    /// with each member at once); `None` for a missing, long or non-ASCII string, or when
+    /// the set has more than four ASCII members.
+    #[inline]
+    pub fn inline_ascii_strip(&self, view: View, side: Side) -> Option<View> {
+        if self.ascii_members.len() > LANE_MEMBERS {
+            return None;
+        }
+        let data = view.inline_ascii_lanes()?;
+        let len = view.len();
+        let members = self.ascii_members.iter();
+        let stripped = members.fold(0, |lanes, &c| lanes | swar::equal_lanes(data, c));
+        Some(strip_lanes(data, len, !stripped & swar::used(len), side))
     }
 
     /// `s.strip(chars)`, `s.lstrip(chars)` or `s.rstrip(chars)` with this set as `chars`.
@@ -283,5 +312,48 @@ mod tests {
                 assert_eq!(got.inline_bytes(), Some(want), "{text:?} {side:?}");
             }
         }
+    }
+
+    #[test]
+    fn inline_chars_strip_matches_the_byte_loop() {
+        let samples = [
+            "",
+            "a",
+            "ab",
+            "ba ab",
+            "xaby",
+            "abababababab",
+            "a\0b\0",
+            "\0\0",
+            " ab ",
+        ];
+        for chars in ["ab", "b", "\0", "ab ", "a\0", "abcd", "éa", "aaab"] {
+            let set = CharSet::new(chars.as_bytes());
+            for text in samples {
+                let view = View::try_inline(text.as_bytes()).expect("inline");
+                for side in [Side::Left, Side::Right, Side::Both] {
+                    let want = set.strip(text.as_bytes(), side);
+                    let got = set
+                        .inline_ascii_strip(view, side)
+                        .expect("four members or fewer");
+                    assert_eq!(
+                        got.inline_bytes(),
+                        Some(want),
+                        "{text:?} {chars:?} {side:?}"
+                    );
+                }
+            }
+        }
+        let five = CharSet::new(b"abcde");
+        assert_eq!(
+            five.inline_ascii_strip(View::try_inline(b"ab").unwrap(), Side::Both),
+            None
+        );
+        let set = CharSet::new(b"a");
+        assert_eq!(
+            set.inline_ascii_strip(View::try_inline("aé".as_bytes()).unwrap(), Side::Both),
+            None
+        );
+        assert_eq!(set.inline_ascii_strip(View::NA, Side::Both), None);
     }
 }
