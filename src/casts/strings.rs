@@ -195,24 +195,37 @@ strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
     let order = |code: u32| if swapped { code.swap_bytes() } else { code };
     pairs.for_each_source_string(|bytes, dst| {
-        let text = std::str::from_utf8(bytes).map_err(|e| PyValueError::new_err(e.to_string()))?;
-        // ASCII is widened eight bytes at a time, up to the first non-ASCII byte.
-        let mut at = 0; // code units written, and bytes of `text` read (all ASCII so far)
-        while at + ASCII_RUN <= chars.min(bytes.len()) {
+        let units = chars.min(bytes.len());
+        // SAFETY (for the writes below): a 'U' element has room for `chars` code units,
+        // at any alignment, and each write is of a unit below `chars`.
+        let write = |at: usize, code: u32| unsafe {
+            ptr::write_unaligned(dst.add(4 * at).cast::<u32>(), order(code));
+        };
+        // ASCII is widened eight bytes at a time, then byte by byte, up to the first
+        // non-ASCII byte; only the rest is validated and decoded.
+        let mut at = 0; // code units written, and bytes read (all ASCII so far)
+        while at + ASCII_RUN <= units {
             let run: [u8; ASCII_RUN] = bytes[at..at + ASCII_RUN].try_into().expect("a run");
             if u64::from_ne_bytes(run) & 0x8080_8080_8080_8080 != 0 {
                 break;
             }
-            let units = run.map(|byte| order(u32::from(byte)));
-            // SAFETY: a 'U' element has room for `chars` code units, at any alignment.
-            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<[u32; ASCII_RUN]>(), units) };
+            let wide = run.map(|byte| order(u32::from(byte)));
+            // SAFETY: as for `write`, for the eight units from `at`.
+            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<[u32; ASCII_RUN]>(), wide) };
             at += ASCII_RUN;
         }
+        while at < units && bytes[at].is_ascii() {
+            write(at, u32::from(bytes[at]));
+            at += 1;
+        }
         let mut written = at;
-        for c in text[at..].chars().take(chars - at) {
-            // SAFETY: as above, `written < chars`.
-            unsafe { ptr::write_unaligned(dst.add(4 * written).cast::<u32>(), order(c as u32)) };
-            written += 1;
+        if at < units {
+            let rest = std::str::from_utf8(&bytes[at..])
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            for c in rest.chars().take(chars - at) {
+                write(written, c as u32);
+                written += 1;
+            }
         }
         // SAFETY: the rest of the element, NUL padding.
         unsafe { ptr::write_bytes(dst.add(4 * written), 0, 4 * (chars - written)) };
