@@ -1,7 +1,9 @@
-"""Running one data set: every operation of every contestant, one contestant at a time.
+"""Running one data set: every operation of every contestant, one operation at a time.
 
-The baseline runs first and records its results, which the checked contestants must
-match; the memory of each container and the memcpy yardstick are measured on the way.
+Every contestant's containers are made first (their memory measured on the way); then
+each operation is timed for every contestant in turn, so that the times of one row are
+taken seconds apart on a machine whose speed drifts over minutes. The baseline runs
+first in each row and records its results, which the checked contestants must match.
 """
 
 from __future__ import annotations
@@ -39,16 +41,17 @@ def run_dataset(
     budget: float,
     progress: Callable[[str], None],
 ) -> DatasetResult:
-    """Time every op of every contestant on one data set, one contestant at a time.
+    """Time every op of every contestant on one data set, one op at a time.
 
-    The baseline goes first, so that the contestants in ``CHECKED`` can be compared
-    with its results.
+    The baseline goes first in each row, so that the contestants in ``CHECKED`` can be
+    compared with its results.
     """
     strings = make_strings(spec)
     shared = make_inputs(spec, strings)
     times: dict[str, dict[str, Timing]] = {op: {} for op in ops}
     memory: dict[str, dict[str, Any]] = {}
     expected: dict[str, Any] = {}
+    prepared: dict[str, Inputs] = {}
     for contestant in sorted(contestants, key=lambda c: c.key != BASELINE):
         progress(f"{spec.name}: {contestant.key}")
         d, error = attempt(prepare, contestant, shared)
@@ -58,12 +61,12 @@ def run_dataset(
                     times[op][contestant.key] = Timing(error=f"creation failed: {error}")
             continue
         memory[contestant.key] = measure_memory(contestant, d)
-        for op in ops:
-            if runnable(op, contestant.key):
-                times[op][contestant.key] = _time_op(
-                    op, contestant.key, d, repeat, budget, expected
-                )
-        del d
+        prepared[contestant.key] = d
+    for op in ops:
+        for key, d in prepared.items():
+            if runnable(op, key):
+                times[op][key] = _time_op(op, key, d, repeat, budget, expected)
+    prepared.clear()
     yardstick = time_call(lambda d: np.copy(d.views), shared, repeat, budget)
     return DatasetResult(spec, len(strings), utf8_bytes(strings), times, memory, yardstick.best)
 
