@@ -196,10 +196,11 @@ strided_loop!(pub(super) string_to_unicode, |pairs| {
     let order = |code: u32| if swapped { code.swap_bytes() } else { code };
     pairs.for_each_source_string(|bytes, dst| {
         let units = chars.min(bytes.len());
-        // SAFETY (for the writes below): a 'U' element has room for `chars` code units,
-        // at any alignment, and each write is of a unit below `chars`.
-        let write = |at: usize, code: u32| unsafe {
-            ptr::write_unaligned(dst.add(4 * at).cast::<u32>(), order(code));
+        // Writes code unit `at`, which every caller below keeps under `chars`.
+        let write = |at: usize, code: u32| {
+            debug_assert!(at < chars);
+            // SAFETY: a 'U' element has room for `chars` code units, at any alignment.
+            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<u32>(), order(code)) };
         };
         // ASCII is widened eight bytes at a time, then byte by byte, up to the first
         // non-ASCII byte; only the rest is validated and decoded.

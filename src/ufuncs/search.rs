@@ -298,16 +298,18 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     for i in 0..args.n {
         // SAFETY: element i of the string operand.
         let view = unsafe { read_view(args.at(0, i)) };
-        let matches = (!zero).then(|| needle.inline_matches(view)).flatten();
-        let result = match matches {
-            _ if zero && !view.is_na() => 0,
-            Some(matches) if S::COUNTS => matches.count() as i64,
-            Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
-            Some(matches) => answer::<S>(matches.find())?,
-            None => match operand(&view, locks.get(0), na, false, error)? {
-                Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
-                None => unreachable!("a NaN-like missing value is an error here"),
-            },
+        let result = if zero && !view.is_na() {
+            0
+        } else {
+            match needle.inline_matches(view) {
+                Some(matches) if S::COUNTS => matches.count() as i64,
+                Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
+                Some(matches) => answer::<S>(matches.find())?,
+                None => match operand(&view, locks.get(0), na, false, error)? {
+                    Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
+                    None => unreachable!("a NaN-like missing value is an error here"),
+                },
+            }
         };
         // SAFETY: element i of the output.
         unsafe { write_i64(args, i, result) };

@@ -86,8 +86,7 @@ impl View {
         if la as usize + lb as usize > MAX_INLINE_LEN {
             return None;
         }
-        let payload = |v: View| v.as_u128() >> 32;
-        let data = payload(a) | (payload(b) << (8 * la));
+        let data = a.data_lanes() | (b.data_lanes() << (8 * la));
         Some(View::from_lanes(data, (la + lb) as usize))
     }
 
@@ -107,7 +106,7 @@ impl View {
             .checked_mul(count)
             .filter(|&t| t <= MAX_INLINE_LEN)?;
         let len = view.len();
-        let data = view.as_u128() >> 32;
+        let data = view.data_lanes();
         let repeated = (0..count).fold(0u128, |acc, k| acc | (data << (8 * len * k)));
         Some(View::from_lanes(repeated, total))
     }
@@ -144,6 +143,13 @@ impl View {
     #[inline]
     pub fn as_u128(self) -> u128 {
         u128::from(self.low()) | (u128::from(self.high()) << 64)
+    }
+
+    /// The twelve bytes after the length field as the low lanes of one integer: an inline
+    /// string's bytes, zero above them (a long string's prefix and location).
+    #[inline]
+    pub fn data_lanes(self) -> u128 {
+        self.as_u128() >> 32
     }
 
     /// The inline view of the `len` bytes in the low lanes of `data`, whose other lanes
@@ -211,7 +217,7 @@ impl View {
             return None;
         }
         // The padding lanes of an inline view are zero, so any top bit is a non-ASCII byte.
-        let data = self.as_u128() >> 32;
+        let data = self.data_lanes();
         (data & crate::swar::TOPS == 0).then_some(data)
     }
 

@@ -70,7 +70,7 @@ pub fn short_str_len(s: &[u8]) -> usize {
 #[inline]
 pub fn inline_str_len(view: View) -> usize {
     debug_assert!(view.is_inline() && !view.is_na());
-    let continuation = swar::continuation_lanes(view.as_u128() >> 32).count_ones();
+    let continuation = swar::continuation_lanes(view.data_lanes()).count_ones();
     view.len() - continuation as usize
 }
 

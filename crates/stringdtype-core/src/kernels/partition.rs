@@ -99,7 +99,7 @@ impl Separator<'_> {
         }
         let len = view.len();
         // An inline view's unused bytes are zero, so the parts' unused bytes are too.
-        let data = view.as_u128() >> 32;
+        let data = view.data_lanes();
         let empty = View::EMPTY;
         let lanes = swar::equal_lanes(data, byte) & swar::used(len);
         if lanes == 0 {

@@ -76,7 +76,7 @@ pub fn inline_without_byte(view: View, byte: u8) -> Option<View> {
     if view.is_na() || !view.is_inline() {
         return None;
     }
-    let lanes = view.as_u128() >> 32;
+    let lanes = view.data_lanes();
     (swar::equal_lanes(lanes, byte) & swar::used(view.len()) == 0).then_some(view)
 }
 

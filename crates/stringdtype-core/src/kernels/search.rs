@@ -187,7 +187,7 @@ impl<'n> Needle<'n> {
         if view.is_na() || !view.is_inline() {
             return None;
         }
-        let (haystack, len) = (view.as_u128() >> 32, view.len());
+        let (haystack, len) = (view.data_lanes(), view.len());
         match (self.byte, self.bytes().is_empty()) {
             (Some(byte), _) => Some(ByteMatches::new(haystack, len, byte)),
             (None, true) => Some(ByteMatches::boundaries(haystack, len)),
@@ -312,8 +312,8 @@ pub fn inline_endswith(view: View, suffix: View) -> Option<bool> {
     }
     // The last n bytes, moved to the low lanes; the lanes above them are the zero
     // padding past the string's end.
-    let tail = view.as_u128() >> 32 >> (8 * (len - n));
-    Some(tail == suffix.as_u128() >> 32)
+    let tail = view.data_lanes() >> (8 * (len - n));
+    Some(tail == suffix.data_lanes())
 }
 
 /// `s.endswith(suffix, start, end)`.
