@@ -28,9 +28,7 @@ pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, 
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
 pub use length::{inline_str_len, short_str_len, str_len};
 pub use memchr::memmem::Finder;
-pub use pad::{
-    center, expandtabs, justify, ljust, pad_margin, rjust, zfill, zfill_margin, Justify,
-};
+pub use pad::{expandtabs, justify, pad_margin, zfill_margin, Justify};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{
     from_view, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,

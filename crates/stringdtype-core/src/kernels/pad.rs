@@ -71,27 +71,8 @@ pub fn justify(
     push_fill(out, fill, margin - before);
 }
 
-/// `s.center(width, fill)`.
-pub fn center(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    justify(s, Justify::Center, pad_margin(s, width), width, fill, out);
-}
-
-/// `s.ljust(width, fill)`.
-pub fn ljust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    justify(s, Justify::Left, pad_margin(s, width), width, fill, out);
-}
-
-/// `s.rjust(width, fill)`.
-pub fn rjust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
-    justify(s, Justify::Right, pad_margin(s, width), width, fill, out);
-}
-
-/// `s.zfill(width)`: zeros on the left, after a leading `+` or `-` sign.
-pub fn zfill(s: &[u8], width: isize, out: &mut Vec<u8>) {
-    zfill_margin(s, pad_margin(s, width), out);
-}
-
-/// `s.zfill(width)` where `margin` is `pad_margin(s, width)`.
+/// `s.zfill(width)` (zeros on the left, after a leading `+` or `-` sign), where `margin`
+/// is `pad_margin(s, width)`.
 #[inline]
 pub fn zfill_margin(s: &[u8], margin: usize, out: &mut Vec<u8>) {
     out.reserve(s.len() + margin);
@@ -147,6 +128,23 @@ fn column_after(column: usize, segment: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    // Python's methods, from the margin-based kernels the padding loop calls.
+    fn center(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
+        justify(s, Justify::Center, pad_margin(s, width), width, fill, out);
+    }
+
+    fn ljust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
+        justify(s, Justify::Left, pad_margin(s, width), width, fill, out);
+    }
+
+    fn rjust(s: &[u8], width: isize, fill: char, out: &mut Vec<u8>) {
+        justify(s, Justify::Right, pad_margin(s, width), width, fill, out);
+    }
+
+    fn zfill(s: &[u8], width: isize, out: &mut Vec<u8>) {
+        zfill_margin(s, pad_margin(s, width), out);
+    }
 
     fn run(f: impl FnOnce(&mut Vec<u8>)) -> String {
         let mut out = b"<".to_vec();
