@@ -35,11 +35,25 @@ pub fn low_bytes(n: usize) -> u128 {
     u128::MAX.checked_shr(128 - 8 * n as u32).unwrap_or(0)
 }
 
-/// The top bits of the first `len` lanes.
+/// The top bits of the first `len` lanes (`len <= 16`).
 #[inline]
 pub fn used(len: usize) -> u128 {
-    TOPS & low_bytes(len)
+    debug_assert!(len <= 16);
+    // A load from a table: a shift of a `u128` by a variable amount is two shifts and two
+    // conditional moves, on the critical path of the loops that call this per element.
+    USED[len.min(16)]
 }
+
+/// `USED[n]`: the top bits of the first `n` lanes.
+static USED: [u128; 17] = {
+    let mut table = [0; 17];
+    let mut n = 1;
+    while n <= 16 {
+        table[n] = table[n - 1] | 0x80 << (8 * (n - 1));
+        n += 1;
+    }
+    table
+};
 
 /// Top bit of each lane whose byte (below 0x80) is at least `c`: adding `0x80 - c` sets
 /// it, and no lane carries into the next.
@@ -98,6 +112,9 @@ mod tests {
             let x = load(&data);
             assert_eq!(x.to_le_bytes()[..len], data[..]);
             assert_eq!(x.checked_shr(8 * len as u32).unwrap_or(0), 0);
+            let tops: Vec<usize> = (0..len).collect();
+            assert_eq!(lanes(used(len)), tops);
+            assert_eq!(used(len) & !TOPS, 0);
         }
     }
 }
