@@ -29,31 +29,31 @@ pub fn load(data: &[u8]) -> u128 {
     }
 }
 
-/// All bits of the first `n` lanes (none for 0, all for 16).
+/// All bits of the first `n` lanes (none for 0, all for 16; `n <= 16`).
 #[inline]
 pub fn low_bytes(n: usize) -> u128 {
-    u128::MAX.checked_shr(128 - 8 * n as u32).unwrap_or(0)
-}
-
-/// The top bits of the first `len` lanes (`len <= 16`).
-#[inline]
-pub fn used(len: usize) -> u128 {
-    debug_assert!(len <= 16);
+    debug_assert!(n <= 16);
     // A load from a table: a shift of a `u128` by a variable amount is two shifts and two
     // conditional moves, on the critical path of the loops that call this per element.
-    USED[len.min(16)]
+    LOW_BYTES[n.min(16)]
 }
 
-/// `USED[n]`: the top bits of the first `n` lanes.
-static USED: [u128; 17] = {
+/// `LOW_BYTES[n]`: all bits of the first `n` lanes.
+static LOW_BYTES: [u128; 17] = {
     let mut table = [0; 17];
     let mut n = 1;
     while n <= 16 {
-        table[n] = table[n - 1] | 0x80 << (8 * (n - 1));
+        table[n] = table[n - 1] | 0xff << (8 * (n - 1));
         n += 1;
     }
     table
 };
+
+/// The top bits of the first `len` lanes (`len <= 16`).
+#[inline]
+pub fn used(len: usize) -> u128 {
+    TOPS & low_bytes(len)
+}
 
 /// Top bit of each lane whose byte (below 0x80) is at least `c`: adding `0x80 - c` sets
 /// it, and no lane carries into the next.
@@ -115,6 +115,10 @@ mod tests {
             let tops: Vec<usize> = (0..len).collect();
             assert_eq!(lanes(used(len)), tops);
             assert_eq!(used(len) & !TOPS, 0);
+            let bytes = low_bytes(len).to_le_bytes();
+            assert!(
+                bytes[..len].iter().all(|&b| b == 0xff) && bytes[len..].iter().all(|&b| b == 0)
+            );
         }
     }
 }
