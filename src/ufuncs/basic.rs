@@ -331,19 +331,56 @@ ufunc_loop!(str_len_loop, 2, |args| {
     let state = args.state(0);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let arena = locks.get(0);
-    for i in 0..args.n {
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
-        let len = if view.is_inline() && !view.is_na() {
-            kernels::inline_str_len(view)
+    // SAFETY (both): element i of the input, and of the int64 output.
+    let view = |i| unsafe { read_view(args.at(0, i)) };
+    let write =
+        |i, len: usize| unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
+    let of_string = |view| str_len_of_string(view, arena, &state.na);
+    // Where short and long strings mix, a branch on the kind of view is lost to the
+    // predictor as often as not: such batches go in two passes. The first counts every
+    // element as if it were inline, with no branch, and notes the others; the second reads
+    // those from the arena and writes over what the first wrote. A batch after one of
+    // mostly long strings (every string of the medium set) goes element by element.
+    let mut others = [0u16; BATCH];
+    let mut mixed = true;
+    let mut start = 0;
+    while start < args.n {
+        let len = (args.n - start).min(BATCH as isize);
+        let mut count = 0;
+        if mixed {
+            for j in 0..len {
+                let view = view(start + j);
+                write(start + j, kernels::inline_str_len(view));
+                others[count] = j as u16;
+                count += usize::from(!view.is_inline_string());
+            }
+            for &j in &others[..count] {
+                let i = start + j as isize;
+                write(i, of_string(view(i))?);
+            }
         } else {
-            str_len_of_string(view, arena, &state.na)?
-        };
-        // SAFETY: element i of the int64 output.
-        unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
+            for i in start..start + len {
+                let view = view(i);
+                let inline = view.is_inline_string();
+                count += usize::from(!inline);
+                write(
+                    i,
+                    if inline {
+                        kernels::inline_str_len(view)
+                    } else {
+                        of_string(view)?
+                    },
+                );
+            }
+        }
+        mixed = count * 2 <= len as usize;
+        start += len;
     }
     Ok(())
 });
+
+/// Elements per batch of [`str_len_loop`].
+const BATCH: usize = 256;
 
 /// The length in code points of a long string or a missing value, read from its
 /// arena. Kept out of the loop, whose registers then hold only what inline views need.

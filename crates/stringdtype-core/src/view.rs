@@ -199,6 +199,13 @@ impl View {
         self.len() <= MAX_INLINE_LEN
     }
 
+    /// Whether this element is a string held inline (not a long string, not missing), in
+    /// one compare: the missing value's length field is above any inline length.
+    #[inline]
+    pub fn is_inline_string(self) -> bool {
+        self.len_field() <= MAX_INLINE_LEN as u32
+    }
+
     /// The inline bytes, or `None` for a long string.
     #[inline]
     pub fn inline_bytes(&self) -> Option<&[u8]> {
@@ -319,6 +326,25 @@ mod tests {
             );
         }
         assert!(View::try_inline(&[0; 13]).is_none());
+    }
+
+    #[test]
+    fn inline_strings_are_told_from_long_strings_and_missing_values() {
+        for len in 0..=MAX_INLINE_LEN {
+            assert!(View::try_inline(&vec![b'x'; len])
+                .unwrap()
+                .is_inline_string());
+        }
+        let location = Location {
+            chunk: 1,
+            offset: 0,
+        };
+        for len in [13, 16, 1000, MAX_STRING_LEN] {
+            assert!(!View::long(len, *b"abcd", location)
+                .unwrap()
+                .is_inline_string());
+        }
+        assert!(!View::NA.is_inline_string());
     }
 
     #[test]

@@ -66,12 +66,12 @@ pub fn short_str_len(s: &[u8]) -> usize {
 
 /// Number of code points of an inline (`len <= 12`, not missing) view, from its 16 bytes
 /// without a branch: the unused bytes of an inline view are zero, and zero is no
-/// continuation byte.
+/// continuation byte. For a long string or a missing value the number means nothing
+/// (the caller tells them apart with [`View::is_inline_string`]), and costs no branch.
 #[inline]
 pub fn inline_str_len(view: View) -> usize {
-    debug_assert!(view.is_inline() && !view.is_na());
     let continuation = swar::continuation_lanes(view.data_lanes()).count_ones();
-    view.len() - continuation as usize
+    view.len().wrapping_sub(continuation as usize)
 }
 
 /// Number of continuation bytes in `s`.
