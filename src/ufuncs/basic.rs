@@ -205,8 +205,10 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
     Ok(())
 });
 
-/// The two parts of `a + b`, or `None` for a missing result.
-#[inline]
+/// The two parts of `a + b`, or `None` for a missing result. Always inlined: called out
+/// of line, its result came back through memory and the call was 7 % of `+` of short
+/// strings.
+#[inline(always)]
 fn add_parts<'r>(
     (a, arena_a): (&'r View, &'r Arena),
     (b, arena_b): (&'r View, &'r Arena),
