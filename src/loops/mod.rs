@@ -235,7 +235,7 @@ impl Output {
     ///
     /// # Safety
     /// `arena` must be the output operand's arena and `i` one of the loop's elements.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn write(
         &self,
         args: &Args,
