@@ -247,6 +247,24 @@ def test_str_len_of_missing_values_in_every_run(rng, na_key):
     check(np.strings.str_len, na_key, strings)
 
 
+@package_only
+def test_str_len_error_writes_no_wrong_count(rng):
+    """A missing value without a length in the middle of a batch of mixed strings: the
+    error leaves each element of ``out=`` either as it was or at its right length."""
+    strings = [
+        exact_bytes(rng, rng.choice([13, 20])) if rng.random() < 0.3 else exact_bytes(rng, 5)
+        for _ in range(700)
+    ]
+    arr = np.array(strings, dtype=StringDType(na_object=np.nan))
+    arr[400] = np.nan
+    out = np.full(len(strings), -1, dtype=np.int64)
+    with pytest.raises(ValueError):
+        np.strings.str_len(arr, out=out)
+    for got, s in zip(out.tolist(), strings):
+        assert got in (-1, len(s))
+    assert out[401:].tolist() == [-1] * (len(strings) - 401)
+
+
 def test_add_in_place_and_out(rng):
     base = values(rng, "unset", 30)
     a = np.array(base, dtype=StringDType())

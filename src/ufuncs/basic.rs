@@ -339,29 +339,36 @@ ufunc_loop!(str_len_loop, 2, |args| {
         |i, len: usize| unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
     let of_string = |view| str_len_of_string(view, arena, &state.na);
     // Where short and long strings mix, a branch on the kind of view is lost to the
-    // predictor as often as not: such batches go in two passes. The first counts every
-    // element as if it were inline, with no branch, and notes the others; the second reads
-    // those from the arena and writes over what the first wrote. A batch after one of
-    // mostly long strings (every string of the medium set) goes element by element.
-    let mut others = [0u16; BATCH];
+    // predictor as often as not: such batches go in two passes over a local copy of the
+    // batch's results. The first counts every element as if it were inline, with no
+    // branch, and notes the others; the second reads those from the arena. The batch is
+    // written out only then, so an error (a missing value without a length) leaves the
+    // output's elements of the batch as they were, never a count of the wrong kind. A
+    // batch after one of mostly long strings (every string of the medium set) goes
+    // element by element.
+    let mut lens = [0usize; BATCH];
+    let mut others = [0u8; BATCH];
     let mut mixed = true;
     let mut start = 0;
     while start < args.n {
-        let len = (args.n - start).min(BATCH as isize);
+        let len = (args.n - start).min(BATCH as isize) as usize;
         let mut count = 0;
         if mixed {
-            for j in 0..len {
-                let view = view(start + j);
-                write(start + j, kernels::inline_str_len(view));
-                others[count] = j as u16;
+            for (j, slot) in lens[..len].iter_mut().enumerate() {
+                let view = view(start + j as isize);
+                *slot = kernels::inline_str_len(view);
+                others[count] = j as u8;
                 count += usize::from(!view.is_inline_string());
             }
             for &j in &others[..count] {
-                let i = start + j as isize;
-                write(i, of_string(view(i))?);
+                let j = usize::from(j);
+                lens[j] = of_string(view(start + j as isize))?;
+            }
+            for (j, &n) in lens[..len].iter().enumerate() {
+                write(start + j as isize, n);
             }
         } else {
-            for i in start..start + len {
+            for i in start..start + len as isize {
                 let view = view(i);
                 let inline = view.is_inline_string();
                 count += usize::from(!inline);
@@ -375,13 +382,13 @@ ufunc_loop!(str_len_loop, 2, |args| {
                 );
             }
         }
-        mixed = count * 2 <= len as usize;
-        start += len;
+        mixed = count * 2 <= len;
+        start += len as isize;
     }
     Ok(())
 });
 
-/// Elements per batch of [`str_len_loop`].
+/// Elements per batch of [`str_len_loop`] (their positions are noted as `u8`).
 const BATCH: usize = 256;
 
 /// The length in code points of a long string or a missing value, read from its
