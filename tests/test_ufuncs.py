@@ -208,10 +208,12 @@ def test_unary(rng, na_key, op):
     check(op, na_key, values(rng, na_key))
 
 
-def runs_of_short_and_long(rng, na_object=None, kinds=KINDS[:-1]):
+def runs_of_short_and_long(rng, na_object=None, kinds=None):
     """Runs longer than ``str_len``'s batches (256 elements) of mostly inline and of
-    mostly long strings (13 bytes and more), with the other ``kinds`` sprinkled in, so
-    that the loop switches between its paths both ways."""
+    mostly long strings (13 bytes and more), with the other ``kinds`` (by default every
+    kind but the missing value) sprinkled in, so that the loop switches between its
+    paths both ways."""
+    kinds = kinds or [k for k in KINDS if k != "na"]
     strings = []
     for run, long_share in enumerate([0.1, 1.0, 0.6, 0.3, 0.95, 0.0, 0.5]):
         for i in range(rng.randint(200, 700)):
