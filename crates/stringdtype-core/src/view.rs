@@ -220,7 +220,7 @@ impl View {
     /// string), or `None` for a missing or long string or one with a non-ASCII byte.
     #[inline]
     pub fn inline_ascii_lanes(self) -> Option<u128> {
-        if self.is_na() || !self.is_inline() {
+        if !self.is_inline_string() {
             return None;
         }
         // The padding lanes of an inline view are zero, so any top bit is a non-ASCII byte.

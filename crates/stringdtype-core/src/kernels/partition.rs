@@ -94,7 +94,7 @@ impl Separator<'_> {
         let &[byte] = self.bytes() else {
             return None;
         };
-        if view.is_na() || !view.is_inline() {
+        if !view.is_inline_string() {
             return None;
         }
         let len = view.len();

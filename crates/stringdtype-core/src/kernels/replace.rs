@@ -73,7 +73,7 @@ pub fn short_contains_byte(s: &[u8], byte: u8) -> Option<bool> {
 /// leaves as it is; `None` for a missing or long string, or one holding `byte`.
 #[inline]
 pub fn inline_without_byte(view: View, byte: u8) -> Option<View> {
-    if view.is_na() || !view.is_inline() {
+    if !view.is_inline_string() {
         return None;
     }
     let lanes = view.data_lanes();

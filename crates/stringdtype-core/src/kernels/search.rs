@@ -184,7 +184,7 @@ impl<'n> Needle<'n> {
     /// string or a missing value.
     #[inline]
     pub fn inline_matches(&self, view: View) -> Option<ByteMatches> {
-        if view.is_na() || !view.is_inline() {
+        if !view.is_inline_string() {
             return None;
         }
         let (haystack, len) = (view.data_lanes(), view.len());
@@ -302,8 +302,8 @@ pub fn startswith(s: &[u8], prefix: &[u8], start: isize, end: isize) -> bool {
 /// string. Both rely on the unused lanes of an inline view being zero.
 #[inline]
 pub fn inline_endswith(view: View, suffix: View) -> Option<bool> {
-    debug_assert!(suffix.is_inline() && !suffix.is_na());
-    if view.is_na() || !view.is_inline() {
+    debug_assert!(suffix.is_inline_string());
+    if !view.is_inline_string() {
         return None;
     }
     let (len, n) = (view.len(), suffix.len());
