@@ -432,6 +432,10 @@ fn first_char(fill: &[u8]) -> PyResult<char> {
 /// The three parts of `s.partition(sep)` (or `rpartition`), with NumPy's missing-value
 /// rule: a missing value acts as its string, any other one is `error()`. `fixed` is the
 /// separator prepared once when it is the same for every element.
+///
+/// Inlined: its three slices would otherwise come back through memory, and the loop's
+/// reload of them stalls on the stores.
+#[inline(always)]
 fn partition_parts<'r, const LAST: bool>(
     (s, arena_s): (&'r View, &'r Arena),
     (sep, arena_sep): (&'r View, &'r Arena),
