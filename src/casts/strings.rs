@@ -22,13 +22,13 @@ use crate::ffi::PyArray_Descr;
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
     let keep_na = dst_state.na != NaKind::Unset;
+    // Inline strings, and missing values the destination keeps, live in no arena: the
+    // view is its own copy. Written out apart from the other cases, in which the view
+    // comes back as a `PyResult` through the stack, where its reload stalled.
+    let own_copy = |view: View| view.is_inline_string() || (view.is_na() && keep_na);
     let copy = |view: View, source: &Arena, target: &mut Arena| -> PyResult<View> {
-        if view.is_na() && !keep_na {
+        if view.is_na() {
             return target.store(na_text(src_state)).py();
-        }
-        if view.is_na() || view.is_inline() {
-            // Nothing lives in an arena: the view is its own copy.
-            return Ok(view);
         }
         target.store(source.get(&view).py()?).py()
     };
@@ -40,8 +40,14 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         let fresh = is_fresh_destination(&write, pairs.dst_stride);
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
-            let view = copy(unsafe { read_view(src) }, &read, &mut write)?;
-            // SAFETY: as above; `write` is the destination's arena.
+            let view = unsafe { read_view(src) };
+            if own_copy(view) {
+                // SAFETY: as above; `write` is the destination's arena.
+                unsafe { write_element(&mut write, dst, view, fresh) };
+                return Ok(());
+            }
+            let view = copy(view, &read, &mut write)?;
+            // SAFETY: as above.
             unsafe { write_element(&mut write, dst, view, fresh) };
             Ok(())
         });
@@ -52,12 +58,17 @@ strided_loop!(pub(super) string_to_string, |pairs| {
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { read_view(src) };
-        let view = if view.is_na() && !keep_na {
+        if own_copy(view) {
+            // SAFETY: as above; `arena` is the destination's.
+            unsafe { write_element(&mut arena, dst, view, fresh) };
+            return Ok(());
+        }
+        let view = if view.is_na() {
             arena.store(na_text(src_state))
         } else {
             arena.duplicate(view)
         };
-        // SAFETY: as above; `arena` is the destination's.
+        // SAFETY: as above.
         unsafe { write_element(&mut arena, dst, view.py()?, fresh) };
         Ok(())
     })
