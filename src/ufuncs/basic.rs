@@ -275,7 +275,9 @@ ufunc_loop!(add_loop, 3, |args| {
     Ok(())
 });
 
-/// The bytes of `view`, or of the dtype's default string for a missing value.
+/// The bytes of `view`, or of the dtype's default string for a missing value. Inlined:
+/// the slice would otherwise come back through memory, once per element.
+#[inline(always)]
 fn string_or_default<'r>(view: &'r View, arena: &'r Arena, na: &'r NaKind) -> PyResult<&'r [u8]> {
     match (na, view.is_na()) {
         (NaKind::String(default), true) => Ok(default),

@@ -354,8 +354,17 @@ fn running_out_of_memory_is_an_error() {
 #[test]
 fn store_repeat_matches_repeated_bytes() {
     let mut arena = Arena::new();
-    for s in [&b""[..], b"a", b"abc", b"abcdefghijklm", "é😀".as_bytes()] {
-        for count in [0, 1, 2, 3, 4, 5, 7, 13, 100] {
+    let strings = [
+        &b""[..],
+        b"a",
+        b"abc",
+        b"abcdefghijklm",
+        b"0123456789abcdef",
+        b"0123456789abcdefg",
+        "é😀".as_bytes(),
+    ];
+    for s in strings {
+        for count in [0, 1, 2, 3, 4, 5, 7, 13, 21, 64, 65, 100] {
             let v = arena.store_repeat(s, count).unwrap();
             let want = s.repeat(count);
             assert_eq!(arena.get(&v).unwrap(), &want[..], "{s:?} * {count}");
