@@ -131,6 +131,29 @@ def test_to_unsized_unicode_raises(flavor):
     assert cast_both(flavor, ["a"], np.str_) == ("raises", TypeError)
 
 
+@pytest.mark.parametrize("target", ["U", "S", "V", np.str_, np.bytes_])
+@pytest.mark.parametrize(
+    "convert",
+    [
+        lambda a, target: a.astype(target),
+        lambda a, target: np.asarray(a, dtype=target),
+        lambda a, target: a.astype(target, casting="unsafe"),
+    ],
+    ids=["astype", "asarray", "astype-unsafe"],
+)
+def test_unsized_fixed_width_error_matches_numpy(flavor, target, convert):
+    """The message of the error and of the one it was raised from, as NumPy's."""
+
+    def error(cls):
+        a = np.array(["a", "bc"], dtype=flavor.dtype(cls))
+        with pytest.raises(TypeError) as info:
+            convert(a, target)
+        cause = info.value.__cause__
+        return str(info.value), type(cause), str(cause)
+
+    assert error(StringDType) == error(NumpyStringDType)
+
+
 def test_from_unicode(flavor, rng):
     values = [strip_trailing_nul(v) for v in random_strings(rng, 40) if v is not None]
     for source in (np.array(values), np.array(values, dtype="U2000")):

@@ -93,6 +93,11 @@ resolver!(
     }
 );
 
+/// NumPy's StringDType's error for a cast to `U`, `S` or `V` without a size.
+const UNSIZED_TARGET: &str = "Casting from StringDType to a fixed-width dtype with an \
+    unspecified size is not currently supported, specify an explicit size for the output \
+    dtype instead.";
+
 resolver!(
     /// StringDType to another dtype, at the level `CASTING`: a sized `U`/`S` or a
     /// datetime unit must be given, as NumPy's StringDType asks.
@@ -103,16 +108,8 @@ resolver!(
             let flexible = target == builtin_dtype(BuiltinDType::Unicode)
                 || target == builtin_dtype(BuiltinDType::Bytes);
             if flexible {
-                // SAFETY: live objects (a given descriptor and a DType class).
-                let (src, cls) = unsafe {
-                    (
-                        Bound::from_borrowed_ptr(py, r.given(0).cast()).repr()?,
-                        Bound::from_borrowed_ptr(py, target.cast()).repr()?,
-                    )
-                };
-                return Err(PyTypeError::new_err(format!(
-                    "cannot cast dtype {src} to {cls}."
-                )));
+                // NumPy chains this under its own "cannot cast dtype ..." error.
+                return Err(PyTypeError::new_err(UNSIZED_TARGET));
             }
             let time = target == builtin_dtype(BuiltinDType::Datetime)
                 || target == builtin_dtype(BuiltinDType::Timedelta);
@@ -134,11 +131,7 @@ resolver!(
     resolve_string_to_void,
     |py, r| {
         if r.given(1).is_null() {
-            return Err(PyTypeError::new_err(
-                "Casting from StringDType to a fixed-width dtype with an unspecified size \
-                 is not currently supported, specify an explicit size for the output dtype \
-                 instead.",
-            ));
+            return Err(PyTypeError::new_err(UNSIZED_TARGET));
         }
         // SAFETY: a given, live descriptor.
         let target = unsafe { Bound::from_borrowed_ptr(py, r.given(1).cast()) };
