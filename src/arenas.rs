@@ -31,7 +31,8 @@ impl Guard<'_> {
 /// Locks two distinct arenas in the order [`ArenaLocks::new`] uses (by address): `source`
 /// for reading, `target` for writing. For a loop with one input and one output whose
 /// calls are too short to pay for the general lock set (casts that NumPy calls once per
-/// element).
+/// element). Inlined, so that its guards do not come back through memory.
+#[inline(always)]
 pub fn lock_pair<'a>(
     source: &'a ArenaLock,
     target: &'a ArenaLock,

@@ -56,6 +56,10 @@ impl<'a> Args<'a> {
     /// # Safety
     /// The arguments must be those NumPy passes to a strided loop with `nargs` operands;
     /// the descriptors must stay alive for `'a` (NumPy keeps them for the call).
+    ///
+    /// Inlined: built by a call, the arguments came back through memory, and the loops
+    /// that NumPy calls once per element (`take`, masks) stalled on reading them back.
+    #[inline(always)]
     pub unsafe fn new(
         context: *mut PyArrayMethod_Context,
         data: *const *mut c_char,
