@@ -216,6 +216,24 @@ const SMALL_STRING: usize = 256;
 
 /// A new `str` of UTF-8 `bytes`.
 pub fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    // ASCII text needs no decoding: a new ASCII `str` filled with one copy. Strings of
+    // up to one byte go to the decoder, which hands out Python's shared ones.
+    if bytes.len() > 1 && bytes.is_ascii() {
+        // SAFETY: `PyUnicode_New(len, 127)` returns a new compact ASCII `str` of `len`
+        // characters (terminated) or null; its `len` bytes of data are filled before
+        // anything else sees it.
+        unsafe {
+            let obj = ffi::PyUnicode_New(bytes.len() as isize, 127);
+            if !obj.is_null() {
+                ptr::copy_nonoverlapping(
+                    bytes.as_ptr(),
+                    ffi::PyUnicode_1BYTE_DATA(obj),
+                    bytes.len(),
+                );
+            }
+            return Bound::from_owned_ptr_or_err(py, obj).map(|o| o.cast_into_unchecked());
+        }
+    }
     // SAFETY: PyUnicode_DecodeUTF8 reads `len` bytes and validates them (raising
     // UnicodeDecodeError for corrupt data); it returns a new reference or null.
     unsafe {

@@ -236,6 +236,20 @@ def test_to_object(flavor, strings):
     cast_both(flavor, strings, object)
 
 
+def test_to_object_strings_are_ordinary_str():
+    # ASCII strings are built without the decoder: they must be the str Python builds,
+    # equal with the same hash, ASCII, usable as keys.
+    values = ["ab", "a\x00b", "x" * 13, "x" * 300, "", "q", "é", "ab é", "\x7f\x00"]
+    result = np.array(values, dtype=StringDType()).astype(object)
+    keys = {v: i for i, v in enumerate(values)}
+    for got, want in zip(result, values):
+        assert type(got) is str
+        assert got == want and hash(got) == hash(want)
+        assert got.isascii() == want.isascii()
+        assert keys[got] == values.index(want)
+        assert len(got) == len(want)
+
+
 def test_to_object_in_batches_strided_and_over_objects(flavor, rng):
     # More elements than one batch of the cast, read through strides and orders, and
     # written over an object array's references, which are released.
