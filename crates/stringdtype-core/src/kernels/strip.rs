@@ -35,8 +35,10 @@ pub fn is_ascii_space(byte: u8) -> bool {
 }
 
 /// Strips from the chosen ends of `s` the ASCII bytes for which `ascii` holds and the
-/// other code points for which `other` holds.
-#[inline]
+/// other code points for which `other` holds. Always inlined: whether ThinLTO inlined it
+/// into a loop changed with unrelated changes elsewhere (`lstrip` of the medium set: 8 %
+/// more instructions as a call).
+#[inline(always)]
 fn strip_by(
     s: &[u8],
     side: Side,
