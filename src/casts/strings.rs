@@ -37,18 +37,20 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         // Two arenas. NumPy's `take`, fancy indexing and masked copies call this once
         // per element or short run, so it takes just the two locks.
         let (read, mut write) = lock_pair(source, target);
-        let fresh = is_fresh_destination(&write, pairs.dst_stride);
+        // The arenas themselves, not their guards, are what the loop keeps in registers.
+        let (read, write): (&Arena, &mut Arena) = (&read, &mut write);
+        let fresh = is_fresh_destination(write, pairs.dst_stride);
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
             let view = unsafe { read_view(src) };
             if own_copy(view) {
                 // SAFETY: as above; `write` is the destination's arena.
-                unsafe { write_element(&mut write, dst, view, fresh) };
+                unsafe { write_element(write, dst, view, fresh) };
                 return Ok(());
             }
-            let view = copy(view, &read, &mut write)?;
+            let view = copy(view, read, write)?;
             // SAFETY: as above.
-            unsafe { write_element(&mut write, dst, view, fresh) };
+            unsafe { write_element(write, dst, view, fresh) };
             Ok(())
         });
     }
