@@ -7,11 +7,12 @@
 
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::types::{PyList, PyTuple};
 use stringdtype_core::kernels::{split, Separator, SplitAt};
 use stringdtype_core::{Arena, View};
 
 use crate::descr::{new_descr, NaKind, StringDescr};
+use crate::element::decode;
 use crate::error::CoreResultExt;
 use crate::ffi::PyArrayObject_fields;
 use crate::loops::reserve;
@@ -112,7 +113,9 @@ impl FlatLists {
             let bytes = self.arena.get(view).py()?;
             let text = std::str::from_utf8(bytes)
                 .map_err(|_| PyValueError::new_err("a StringDType element is not valid UTF-8"))?;
-            Ok(PyString::new(py, text).into_any())
+            // Through the one constructor of `str` from element bytes (ASCII without the
+            // decoder).
+            Ok(decode(py, text.as_bytes())?.into_any())
         };
         // SAFETY: a new, C-contiguous object array of `rows` elements, each a reference.
         let data = unsafe { (*(out.as_ptr() as *const PyArrayObject_fields)).data }
