@@ -216,23 +216,9 @@ const SMALL_STRING: usize = 256;
 
 /// A new `str` of UTF-8 `bytes`.
 pub fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
-    // ASCII text needs no decoding: a new ASCII `str` filled with one copy. Strings of
-    // up to one byte go to the decoder, which hands out Python's shared ones.
     if bytes.len() > 1 && bytes.is_ascii() {
-        // SAFETY: `PyUnicode_New(len, 127)` returns a new compact ASCII `str` of `len`
-        // characters (terminated) or null; its `len` bytes of data are filled before
-        // anything else sees it.
-        unsafe {
-            let obj = ffi::PyUnicode_New(bytes.len() as isize, 127);
-            if !obj.is_null() {
-                ptr::copy_nonoverlapping(
-                    bytes.as_ptr(),
-                    ffi::PyUnicode_1BYTE_DATA(obj),
-                    bytes.len(),
-                );
-            }
-            return Bound::from_owned_ptr_or_err(py, obj).map(|o| o.cast_into_unchecked());
-        }
+        // SAFETY: checked just above.
+        return unsafe { decode_ascii(py, bytes) };
     }
     // SAFETY: PyUnicode_DecodeUTF8 reads `len` bytes and validates them (raising
     // UnicodeDecodeError for corrupt data); it returns a new reference or null.
@@ -242,6 +228,30 @@ pub fn decode<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyStrin
             bytes.len() as isize,
             c"strict".as_ptr(),
         );
+        Bound::from_owned_ptr_or_err(py, obj).map(|o| o.cast_into_unchecked())
+    }
+}
+
+/// A new `str` of ASCII `bytes`, for a caller that checked a whole element at once.
+/// ASCII text needs no decoding: a new ASCII `str` filled with one copy. Strings of up
+/// to one byte go to the decoder, which hands out Python's shared ones.
+///
+/// # Safety
+/// Every byte of `bytes` is below 0x80 (they are copied into an ASCII `str` unchecked).
+#[inline]
+pub unsafe fn decode_ascii<'py>(py: Python<'py>, bytes: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    debug_assert!(bytes.is_ascii());
+    if bytes.len() <= 1 {
+        return decode(py, bytes);
+    }
+    // SAFETY: `PyUnicode_New(len, 127)` returns a new compact ASCII `str` of `len`
+    // characters (terminated) or null; its `len` bytes of data are filled, with ASCII
+    // (the caller's promise), before anything else sees it.
+    unsafe {
+        let obj = ffi::PyUnicode_New(bytes.len() as isize, 127);
+        if !obj.is_null() {
+            ptr::copy_nonoverlapping(bytes.as_ptr(), ffi::PyUnicode_1BYTE_DATA(obj), bytes.len());
+        }
         Bound::from_owned_ptr_or_err(py, obj).map(|o| o.cast_into_unchecked())
     }
 }

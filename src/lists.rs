@@ -5,6 +5,8 @@
 //! The work runs with the GIL released, except the regex elements that only Python's
 //! `re` answers, which run afterwards with no lock held.
 
+use std::ops::Range;
+
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyTuple};
@@ -12,7 +14,7 @@ use stringdtype_core::kernels::{split, Separator, SplitAt};
 use stringdtype_core::{Arena, View};
 
 use crate::descr::{new_descr, NaKind, StringDescr};
-use crate::element::decode;
+use crate::element::{decode, decode_ascii};
 use crate::error::CoreResultExt;
 use crate::ffi::PyArrayObject_fields;
 use crate::loops::reserve;
@@ -101,27 +103,17 @@ impl FlatLists {
         na: &Bound<'py, PyAny>,
         group: usize,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let rows = self.missing.len();
-        let out = py
-            .import("numpy")?
-            .call_method1("empty", (rows, "object"))?;
         let _paused = GcPause::new(py);
         let item = |view: &View| -> PyResult<Bound<'py, PyAny>> {
             if view.is_na() {
                 return Ok(py.None().into_bound(py));
             }
-            let bytes = self.arena.get(view).py()?;
-            let text = std::str::from_utf8(bytes)
-                .map_err(|_| PyValueError::new_err("a StringDType element is not valid UTF-8"))?;
-            // Through the one constructor of `str` from element bytes (ASCII without the
-            // decoder).
-            Ok(decode(py, text.as_bytes())?.into_any())
+            // Through the one constructor of `str` from element bytes, which checks them
+            // (ASCII without the decoder).
+            Ok(decode(py, self.arena.get(view).py()?)?.into_any())
         };
-        // SAFETY: a new, C-contiguous object array of `rows` elements, each a reference.
-        let data = unsafe { (*(out.as_ptr() as *const PyArrayObject_fields)).data }
-            .cast::<*mut pyo3::ffi::PyObject>();
-        for i in 0..rows {
-            let value = if self.missing[i] {
+        object_array(py, self.missing.len(), shape, |i| {
+            Ok(if self.missing[i] {
                 na.clone()
             } else if group > 1 {
                 let tuples = self.list(i).chunks(group).map(|chunk| {
@@ -136,17 +128,126 @@ impl FlatLists {
                     .map(item)
                     .collect::<PyResult<Vec<_>>>()?;
                 PyList::new(py, items)?.into_any()
-            };
-            // SAFETY: element i exists; the array owns one reference per element (None
-            // until now), which is released for the new value's.
-            unsafe {
-                let slot = data.add(i);
-                let old = std::mem::replace(&mut *slot, value.into_ptr());
-                pyo3::ffi::Py_XDECREF(old);
-            }
-        }
-        out.call_method1("reshape", (shape,))
+            })
+        })
     }
+}
+
+/// Lists of strings to be made Python lists, each item a byte range of one copy of the
+/// elements' text: the copy is made under the arena's read lock with the GIL released,
+/// the `str` objects afterwards with no lock held. One copy per element costs less than
+/// storing each item as a view of a new arena (`FlatLists`), which only the flat form
+/// needs.
+struct TextLists {
+    text: Vec<u8>,
+    items: Vec<Range<usize>>,
+    rows: Vec<TextRow>,
+}
+
+/// One element of `TextLists`: where its items end in `items`, and whether its text is
+/// ASCII (checked once for all of its items).
+#[derive(Clone, Copy)]
+enum TextRow {
+    Missing,
+    Ascii(usize),
+    Utf8(usize),
+}
+
+impl TextLists {
+    fn with_rows(rows: usize) -> PyResult<TextLists> {
+        let mut row_ends = Vec::new();
+        row_ends.try_reserve(rows).map_err(|_| out_of_memory())?;
+        Ok(TextLists {
+            text: Vec::new(),
+            items: Vec::new(),
+            rows: row_ends,
+        })
+    }
+
+    /// Adds a list of the `pieces` of `s` (byte ranges of `s`).
+    fn push(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
+        let base = self.text.len();
+        reserve(&mut self.text, s.len())?;
+        self.text.extend_from_slice(s);
+        self.items
+            .try_reserve(pieces.len())
+            .map_err(|_| out_of_memory())?;
+        self.items
+            .extend(pieces.iter().map(|p| base + p.start..base + p.end));
+        let end = self.items.len();
+        self.rows.push(if s.is_ascii() {
+            TextRow::Ascii(end)
+        } else {
+            TextRow::Utf8(end)
+        });
+        Ok(())
+    }
+
+    /// An object array of `shape` holding each list as a Python list of `str`; a missing
+    /// element holds `na`.
+    fn into_objects<'py>(
+        self,
+        py: Python<'py>,
+        shape: &Bound<'py, PyAny>,
+        na: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let _paused = GcPause::new(py);
+        let mut start = 0;
+        object_array(py, self.rows.len(), shape, |i| {
+            let (end, ascii) = match self.rows[i] {
+                TextRow::Missing => return Ok(na.clone()),
+                TextRow::Ascii(end) => (end, true),
+                TextRow::Utf8(end) => (end, false),
+            };
+            let items = &self.items[start..end];
+            start = end;
+            // SAFETY: PyList_New returns a new list of `len` empty slots or null; each
+            // slot is set once, below, before the list is used (a list dropped on an
+            // error releases the slots set so far and skips the empty ones).
+            let list = unsafe {
+                Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(items.len() as isize))?
+            };
+            for (k, item) in items.iter().enumerate() {
+                let bytes = &self.text[item.clone()];
+                let text = if ascii {
+                    // SAFETY: the whole element is ASCII (`push`), and so is each item.
+                    unsafe { decode_ascii(py, bytes) }
+                } else {
+                    decode(py, bytes)
+                }?;
+                // SAFETY: slot `k` of the new list is empty; the list takes the reference.
+                unsafe { pyo3::ffi::PyList_SET_ITEM(list.as_ptr(), k as isize, text.into_ptr()) };
+            }
+            Ok(list)
+        })
+    }
+}
+
+/// A new object array of `shape` (of `rows` elements) whose element `i`, in C order, is
+/// `value(i)`.
+fn object_array<'py>(
+    py: Python<'py>,
+    rows: usize,
+    shape: &Bound<'py, PyAny>,
+    mut value: impl FnMut(usize) -> PyResult<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let out = py
+        .import("numpy")?
+        .call_method1("empty", (rows, "object"))?;
+    // SAFETY: a new, C-contiguous object array of `rows` elements, each a reference.
+    let data = unsafe { (*(out.as_ptr() as *const PyArrayObject_fields)).data }
+        .cast::<*mut pyo3::ffi::PyObject>();
+    for i in 0..rows {
+        let value = value(i)?;
+        // SAFETY: element i exists; the array owns one reference per element (None
+        // until now), which is released for the new value's.
+        unsafe {
+            let slot = data.add(i);
+            let old = std::mem::replace(&mut *slot, value.into_ptr());
+            pyo3::ffi::Py_XDECREF(old);
+        }
+    }
+    out.call_method1("reshape", (shape,))
 }
 
 /// Python's cyclic garbage collector, paused while lists are built: every new list is a
@@ -250,30 +351,70 @@ pub fn _split<'py>(
     };
     let elements = Elements::of(array, descr);
     let state = descr.state();
-    let flat = py.detach(|| {
+    let split_all = |lists: &mut dyn SplitSink| {
         let arena = state.arena.read();
-        let mut flat = FlatLists::with_rows(elements.len())?;
         let mut pieces = Vec::new();
         for view in elements.views() {
             let s = match (&state.na, view.is_na()) {
                 (_, false) => arena.get(&view).py()?,
                 (NaKind::String(default), true) => default,
                 (_, true) => {
-                    flat.push(None)?;
-                    flat.end_list(true);
+                    lists.push_missing()?;
                     continue;
                 }
             };
             pieces.clear();
             split(s, &at, maxsplit, right, tables(), &mut pieces);
-            for piece in &pieces {
-                flat.push(Some(&s[piece.clone()]))?;
-            }
-            flat.end_list(false);
+            lists.push_split(s, &pieces)?;
         }
-        Ok::<_, PyErr>(flat)
-    })?;
+        Ok::<_, PyErr>(())
+    };
+    let rows = elements.len();
+    if let Form::Objects { shape, na, .. } = &form {
+        let mut lists = TextLists::with_rows(rows)?;
+        py.detach(|| split_all(&mut lists))?;
+        return lists.into_objects(py, shape, na);
+    }
+    let mut flat = FlatLists::with_rows(rows)?;
+    py.detach(|| split_all(&mut flat))?;
     flat.finish(py, &form, || Ok(owned_descr(py, descr.clone_params(py)?)))
+}
+
+/// Where `_split` puts each element's list: a list of `pieces` (byte ranges of `s`), or
+/// a missing element.
+trait SplitSink {
+    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()>;
+    fn push_missing(&mut self) -> PyResult<()>;
+}
+
+impl SplitSink for FlatLists {
+    #[inline]
+    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
+        for piece in pieces {
+            self.push(Some(&s[piece.clone()]))?;
+        }
+        self.end_list(false);
+        Ok(())
+    }
+
+    /// One missing item.
+    fn push_missing(&mut self) -> PyResult<()> {
+        self.push(None)?;
+        self.end_list(true);
+        Ok(())
+    }
+}
+
+impl SplitSink for TextLists {
+    #[inline]
+    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
+        self.push(s, pieces)
+    }
+
+    fn push_missing(&mut self) -> PyResult<()> {
+        self.rows.push(TextRow::Missing);
+        Ok(())
+    }
 }
 
 /// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
