@@ -7,6 +7,7 @@ use memchr::memmem::{Finder, FinderRev};
 
 use super::strip::is_ascii_space;
 use super::unicode::{decode_at, decode_before, UnicodeTables};
+use crate::swar;
 
 /// What to split at: runs of whitespace (`sep=None`) or a non-empty separator.
 pub enum SplitAt<'a> {
@@ -33,6 +34,15 @@ impl<'a> Separator<'a> {
     #[inline]
     pub(crate) fn bytes(&self) -> &[u8] {
         self.forward.needle()
+    }
+
+    /// The separator's byte, when it is one byte long.
+    #[inline]
+    fn byte(&self) -> Option<u8> {
+        match self.bytes() {
+            &[byte] => Some(byte),
+            _ => None,
+        }
     }
 
     /// Byte offset of the first occurrence in `s`.
@@ -63,32 +73,94 @@ pub fn split<U: UnicodeTables + ?Sized>(
     match (at, right) {
         (SplitAt::Whitespace, false) => split_whitespace(s, max, tables, pieces),
         (SplitAt::Whitespace, true) => rsplit_whitespace(s, max, tables, pieces),
-        (SplitAt::Separator(sep), false) => {
-            let mut start = 0;
-            for _ in 0..max {
-                let Some(found) = sep.find(&s[start..]) else {
-                    break;
-                };
-                pieces.push(start..start + found);
-                start += found + sep.bytes().len();
-            }
-            pieces.push(start..s.len());
-        }
-        (SplitAt::Separator(sep), true) => {
-            let mut end = s.len();
-            for _ in 0..max {
-                let Some(found) = sep.rfind(&s[..end]) else {
-                    break;
-                };
-                pieces.push(found + sep.bytes().len()..end);
-                end = found;
-            }
-            pieces.push(0..end);
-        }
+        (SplitAt::Separator(sep), false) => match sep.byte() {
+            Some(byte) => split_at_byte(s, byte, max, pieces),
+            None => split_at(s, sep, max, pieces),
+        },
+        (SplitAt::Separator(sep), true) => match sep.byte() {
+            Some(byte) => rsplit_at_byte(s, byte, max, pieces),
+            None => rsplit_at(s, sep, max, pieces),
+        },
     }
     if right {
         pieces[first..].reverse();
     }
+}
+
+/// `split` at the separator `sep`, left to right.
+fn split_at(s: &[u8], sep: &Separator<'_>, max: usize, pieces: &mut Vec<Range<usize>>) {
+    let mut start = 0;
+    for _ in 0..max {
+        let Some(found) = sep.find(&s[start..]) else {
+            break;
+        };
+        pieces.push(start..start + found);
+        start += found + sep.bytes().len();
+    }
+    pieces.push(start..s.len());
+}
+
+/// `rsplit` at the separator `sep`: the pieces right to left (the caller reverses them).
+fn rsplit_at(s: &[u8], sep: &Separator<'_>, max: usize, pieces: &mut Vec<Range<usize>>) {
+    let mut end = s.len();
+    for _ in 0..max {
+        let Some(found) = sep.rfind(&s[..end]) else {
+            break;
+        };
+        pieces.push(found + sep.bytes().len()..end);
+        end = found;
+    }
+    pieces.push(0..end);
+}
+
+// A one-byte separator is found 16 bytes at a time in registers, every match of a block
+// at once: most strings are a few tens of bytes with pieces of a few bytes, where a
+// `memchr` call per piece costs more in its setup than in its search.
+
+/// `split` at the byte `byte`, left to right.
+fn split_at_byte(s: &[u8], byte: u8, max: usize, pieces: &mut Vec<Range<usize>>) {
+    let mut start = 0;
+    let mut left = max;
+    if left > 0 {
+        'blocks: for (k, block) in s.chunks(16).enumerate() {
+            let mut hits = swar::equal_lanes(swar::load(block), byte) & swar::used(block.len());
+            while hits != 0 {
+                let at = 16 * k + hits.trailing_zeros() as usize / 8;
+                pieces.push(start..at);
+                start = at + 1;
+                left -= 1;
+                if left == 0 {
+                    break 'blocks;
+                }
+                hits &= hits - 1;
+            }
+        }
+    }
+    pieces.push(start..s.len());
+}
+
+/// `rsplit` at the byte `byte`: the pieces right to left (the caller reverses them).
+fn rsplit_at_byte(s: &[u8], byte: u8, max: usize, pieces: &mut Vec<Range<usize>>) {
+    let mut end = s.len();
+    let mut left = max;
+    if left > 0 {
+        'blocks: for (k, block) in s.rchunks(16).enumerate() {
+            let base = s.len() - 16 * k - block.len();
+            let mut hits = swar::equal_lanes(swar::load(block), byte) & swar::used(block.len());
+            while hits != 0 {
+                let lane = (127 - hits.leading_zeros() as usize) / 8;
+                let at = base + lane;
+                pieces.push(at + 1..end);
+                end = at;
+                left -= 1;
+                if left == 0 {
+                    break 'blocks;
+                }
+                hits &= !(0xff << (8 * lane));
+            }
+        }
+    }
+    pieces.push(0..end);
 }
 
 /// The width of the character at byte `i` of `s` when it is whitespace (`space`) or
@@ -207,6 +279,44 @@ mod tests {
             .iter()
             .map(|r| s[r.clone()].to_string())
             .collect()
+    }
+
+    /// A one-byte separator (found in registers) cuts as a general one (found by
+    /// `memchr`), at every position of a match in strings of 0 to 70 bytes, each limit.
+    #[test]
+    fn one_byte_separator_agrees_with_the_search() {
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        for len in 0..70 {
+            for _ in 0..20 {
+                let s: Vec<u8> = (0..len)
+                    .map(|_| match next() % 5 {
+                        0 => b',',
+                        1 => 0,
+                        2 => 0xc3,
+                        _ => b'a',
+                    })
+                    .collect();
+                for byte in [b',', 0, 0xc3] {
+                    let sep = Separator::new(std::slice::from_ref(&byte)).unwrap();
+                    for max in [0, 1, 2, 3, 7, usize::MAX] {
+                        let (mut fast, mut general) = (vec![], vec![]);
+                        split_at_byte(&s, byte, max, &mut fast);
+                        split_at(&s, &sep, max, &mut general);
+                        assert_eq!(fast, general, "{s:?} {byte} {max}");
+                        let (mut fast, mut general) = (vec![], vec![]);
+                        rsplit_at_byte(&s, byte, max, &mut fast);
+                        rsplit_at(&s, &sep, max, &mut general);
+                        assert_eq!(fast, general, "{s:?} {byte} {max} right");
+                    }
+                }
+            }
+        }
     }
 
     /// `(string, sep, maxsplit, str.split, str.rsplit)`, from Python 3.11.
