@@ -9,17 +9,17 @@ use std::ops::Range;
 
 use pyo3::exceptions::{PyMemoryError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyList, PyTuple};
+use pyo3::types::PyTuple;
 use stringdtype_core::kernels::{split, Separator, SplitAt};
 use stringdtype_core::{Arena, View};
 
-use crate::descr::{new_descr, NaKind, StringDescr};
+use crate::descr::{new_descr, DescrState, NaKind, StringDescr};
 use crate::element::{decode, decode_ascii};
 use crate::error::CoreResultExt;
 use crate::ffi::PyArrayObject_fields;
 use crate::loops::reserve;
 use crate::ndarray::{array_from_views, numpy_array, Elements};
-use crate::regex::RegexProgram;
+use crate::regex::{Program, RegexProgram};
 use crate::unicode::tables;
 
 fn out_of_memory() -> PyErr {
@@ -74,75 +74,34 @@ impl FlatLists {
         &self.views[self.offsets[i] as usize..self.offsets[i + 1] as usize]
     }
 
-    /// The lists in the form the caller asked for: `(parts, offsets)` as NumPy arrays
-    /// (`parts` with the fresh descriptor `descr`), or an object array of `shape` whose
-    /// elements are Python lists.
-    fn finish<'py>(
+    /// `(parts, offsets)` as NumPy arrays, `parts` with the fresh descriptor `descr`.
+    fn into_flat<'py>(
         self,
         py: Python<'py>,
-        form: &Form<'py>,
-        descr: impl FnOnce() -> PyResult<Bound<'py, PyAny>>,
+        descr: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        match form {
-            Form::Flat => {
-                let parts = array_from_views(py, &descr()?, &self.views, self.arena)?;
-                let offsets = numpy_array(py, "int64", &self.offsets)?;
-                Ok(PyTuple::new(py, [parts, offsets])?.into_any())
-            }
-            Form::Objects { shape, na, group } => self.into_objects(py, shape, na, *group),
-        }
-    }
-
-    /// An object array of `shape` holding each list as a Python list of `str` (`None`
-    /// for a missing item), of tuples of `group` items when `group > 1`; a missing
-    /// element holds `na`.
-    fn into_objects<'py>(
-        self,
-        py: Python<'py>,
-        shape: &Bound<'py, PyAny>,
-        na: &Bound<'py, PyAny>,
-        group: usize,
-    ) -> PyResult<Bound<'py, PyAny>> {
-        let _paused = GcPause::new(py);
-        let item = |view: &View| -> PyResult<Bound<'py, PyAny>> {
-            if view.is_na() {
-                return Ok(py.None().into_bound(py));
-            }
-            // Through the one constructor of `str` from element bytes, which checks them
-            // (ASCII without the decoder).
-            Ok(decode(py, self.arena.get(view).py()?)?.into_any())
-        };
-        object_array(py, self.missing.len(), shape, |i| {
-            Ok(if self.missing[i] {
-                na.clone()
-            } else if group > 1 {
-                let tuples = self.list(i).chunks(group).map(|chunk| {
-                    let items = chunk.iter().map(item).collect::<PyResult<Vec<_>>>()?;
-                    PyTuple::new(py, items)
-                });
-                PyList::new(py, tuples.collect::<PyResult<Vec<_>>>()?)?.into_any()
-            } else {
-                let items = self
-                    .list(i)
-                    .iter()
-                    .map(item)
-                    .collect::<PyResult<Vec<_>>>()?;
-                PyList::new(py, items)?.into_any()
-            })
-        })
+        let parts = array_from_views(py, descr, &self.views, self.arena)?;
+        let offsets = numpy_array(py, "int64", &self.offsets)?;
+        Ok(PyTuple::new(py, [parts, offsets])?.into_any())
     }
 }
 
 /// Lists of strings to be made Python lists, each item a byte range of one copy of the
 /// elements' text: the copy is made under the arena's read lock with the GIL released,
-/// the `str` objects afterwards with no lock held. One copy per element costs less than
+/// the `str` objects afterwards with no lock held. Copying the text costs less than
 /// storing each item as a view of a new arena (`FlatLists`), which only the flat form
 /// needs.
 struct TextLists {
     text: Vec<u8>,
+    /// Byte ranges of `text`; [`NO_ITEM`] for a missing item.
     items: Vec<Range<usize>>,
     rows: Vec<TextRow>,
+    /// Where the current list's text starts in `text`.
+    row_start: usize,
 }
+
+/// A missing item of `TextLists` (`re.split`'s group that did not take part).
+const NO_ITEM: Range<usize> = usize::MAX..usize::MAX;
 
 /// One element of `TextLists`: where its items end in `items`, and whether its text is
 /// ASCII (checked once for all of its items).
@@ -161,37 +120,24 @@ impl TextLists {
             text: Vec::new(),
             items: Vec::new(),
             rows: row_ends,
+            row_start: 0,
         })
     }
 
-    /// Adds a list of the `pieces` of `s` (byte ranges of `s`).
-    fn push(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
-        let base = self.text.len();
-        reserve(&mut self.text, s.len())?;
-        self.text.extend_from_slice(s);
-        self.items
-            .try_reserve(pieces.len())
-            .map_err(|_| out_of_memory())?;
-        self.items
-            .extend(pieces.iter().map(|p| base + p.start..base + p.end));
-        let end = self.items.len();
-        self.rows.push(if s.is_ascii() {
-            TextRow::Ascii(end)
-        } else {
-            TextRow::Utf8(end)
-        });
-        Ok(())
-    }
-
-    /// An object array of `shape` holding each list as a Python list of `str`; a missing
-    /// element holds `na`.
+    /// An object array of `shape` holding each list as a Python list of `str` (`None`
+    /// for a missing item), of tuples of `group` items when `group > 1`; a missing
+    /// element holds `na`. The lists of the elements in `answers` (in order) are the
+    /// items given there.
     fn into_objects<'py>(
         self,
         py: Python<'py>,
         shape: &Bound<'py, PyAny>,
         na: &Bound<'py, PyAny>,
+        group: usize,
+        answers: Answers,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _paused = GcPause::new(py);
+        let mut answers = answers.into_iter().peekable();
         let mut start = 0;
         object_array(py, self.rows.len(), shape, |i| {
             let (end, ascii) = match self.rows[i] {
@@ -201,26 +147,169 @@ impl TextLists {
             };
             let items = &self.items[start..end];
             start = end;
-            // SAFETY: PyList_New returns a new list of `len` empty slots or null; each
-            // slot is set once, below, before the list is used (a list dropped on an
-            // error releases the slots set so far and skips the empty ones).
-            let list = unsafe {
-                Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(items.len() as isize))?
-            };
-            for (k, item) in items.iter().enumerate() {
-                let bytes = &self.text[item.clone()];
-                let text = if ascii {
-                    // SAFETY: the whole element is ASCII (`push`), and so is each item.
-                    unsafe { decode_ascii(py, bytes) }
-                } else {
-                    decode(py, bytes)
-                }?;
-                // SAFETY: slot `k` of the new list is empty; the list takes the reference.
-                unsafe { pyo3::ffi::PyList_SET_ITEM(list.as_ptr(), k as isize, text.into_ptr()) };
+            if answers.peek().is_some_and(|(row, _)| *row == i) {
+                let (_, answer) = answers.next().expect("peeked");
+                return grouped_list(py, &answer, group, false, |item| {
+                    item.as_deref().map(str::as_bytes)
+                });
             }
-            Ok(list)
+            grouped_list(py, items, group, ascii, |item| {
+                (*item != NO_ITEM).then(|| &self.text[item.clone()])
+            })
         })
     }
+}
+
+/// The lists of the elements that Python's `re` answered, by element, in order.
+type Answers = Vec<(usize, Vec<Option<String>>)>;
+
+/// Where a list function puts each element's list.
+trait ListSink {
+    /// Adds an item (`None`: a missing one) to the current list.
+    fn push_item(&mut self, item: Option<&[u8]>) -> PyResult<()>;
+    /// Adds the `pieces` of `s` (byte ranges of it) to the current list.
+    fn push_pieces(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()>;
+    /// Ends the current list.
+    fn end_element(&mut self) -> PyResult<()>;
+    /// Adds a missing element (one missing item, in the flat form).
+    fn push_missing(&mut self) -> PyResult<()>;
+}
+
+impl ListSink for FlatLists {
+    #[inline]
+    fn push_item(&mut self, item: Option<&[u8]>) -> PyResult<()> {
+        self.push(item)
+    }
+
+    #[inline]
+    fn push_pieces(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
+        for piece in pieces {
+            self.push(Some(&s[piece.clone()]))?;
+        }
+        Ok(())
+    }
+
+    fn end_element(&mut self) -> PyResult<()> {
+        self.end_list(false);
+        Ok(())
+    }
+
+    fn push_missing(&mut self) -> PyResult<()> {
+        self.push(None)?;
+        self.end_list(true);
+        Ok(())
+    }
+}
+
+impl ListSink for TextLists {
+    #[inline]
+    fn push_item(&mut self, item: Option<&[u8]>) -> PyResult<()> {
+        self.items.try_reserve(1).map_err(|_| out_of_memory())?;
+        let Some(bytes) = item else {
+            self.items.push(NO_ITEM);
+            return Ok(());
+        };
+        let start = self.text.len();
+        reserve(&mut self.text, bytes.len())?;
+        self.text.extend_from_slice(bytes);
+        self.items.push(start..self.text.len());
+        Ok(())
+    }
+
+    /// One copy of `s` for all of its pieces.
+    #[inline]
+    fn push_pieces(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
+        let base = self.text.len();
+        reserve(&mut self.text, s.len())?;
+        self.text.extend_from_slice(s);
+        self.items
+            .try_reserve(pieces.len())
+            .map_err(|_| out_of_memory())?;
+        self.items
+            .extend(pieces.iter().map(|p| base + p.start..base + p.end));
+        Ok(())
+    }
+
+    fn end_element(&mut self) -> PyResult<()> {
+        let end = self.items.len();
+        self.rows.push(if self.text[self.row_start..].is_ascii() {
+            TextRow::Ascii(end)
+        } else {
+            TextRow::Utf8(end)
+        });
+        self.row_start = self.text.len();
+        Ok(())
+    }
+
+    fn push_missing(&mut self) -> PyResult<()> {
+        self.rows.push(TextRow::Missing);
+        Ok(())
+    }
+}
+
+/// A new `str` of `bytes` (`ascii`: known to be ASCII), or `None`. Inlined: called per
+/// item, its result would otherwise come back through memory.
+#[inline(always)]
+fn new_str<'py>(py: Python<'py>, bytes: Option<&[u8]>, ascii: bool) -> PyResult<Bound<'py, PyAny>> {
+    Ok(match bytes {
+        None => py.None().into_bound(py),
+        // SAFETY: the caller checked the bytes (the whole element's text) are ASCII.
+        Some(bytes) if ascii => unsafe { decode_ascii(py, bytes) }?.into_any(),
+        // Through the one constructor of `str` from element bytes, which checks them.
+        Some(bytes) => decode(py, bytes)?.into_any(),
+    })
+}
+
+/// A Python list of a `str` (`ascii`: known to be ASCII) or `None` for the bytes
+/// `bytes(x)` of each of `items`, or of tuples of `group` of them when `group > 1`.
+/// `bytes` only points into the text: the `str` is made in the loop, whose result would
+/// come back through memory from a call.
+fn grouped_list<'py, 'a, T: 'a>(
+    py: Python<'py>,
+    items: &'a [T],
+    group: usize,
+    ascii: bool,
+    bytes: impl Fn(&'a T) -> Option<&'a [u8]>,
+) -> PyResult<Bound<'py, PyAny>> {
+    if group > 1 {
+        let tuples = items.chunks(group);
+        let list = new_list(py, tuples.len())?;
+        for (k, chunk) in tuples.enumerate() {
+            let members = chunk
+                .iter()
+                .map(|item| new_str(py, bytes(item), ascii))
+                .collect::<PyResult<Vec<_>>>()?;
+            // SAFETY: slot `k` of the new list (one per chunk) is empty.
+            unsafe { set_list_item(&list, k, PyTuple::new(py, members)?.into_any()) };
+        }
+        return Ok(list);
+    }
+    let list = new_list(py, items.len())?;
+    for (k, item) in items.iter().enumerate() {
+        let value = new_str(py, bytes(item), ascii)?;
+        // SAFETY: slot `k` of the new list (one per item) is empty.
+        unsafe { set_list_item(&list, k, value) };
+    }
+    Ok(list)
+}
+
+/// A new Python list of `len` empty slots, which the caller fills (with
+/// [`set_list_item`]) before the list is used; dropped before that, it releases the
+/// items set so far and skips the empty slots.
+#[inline]
+fn new_list(py: Python<'_>, len: usize) -> PyResult<Bound<'_, PyAny>> {
+    // SAFETY: PyList_New returns a new list of `len` empty slots, or null.
+    unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyList_New(len as isize)) }
+}
+
+/// Puts `value` into slot `k` of `list`.
+///
+/// # Safety
+/// `list` comes from [`new_list`] with more than `k` slots, and slot `k` is empty.
+#[inline(always)]
+unsafe fn set_list_item(list: &Bound<'_, PyAny>, k: usize, value: Bound<'_, PyAny>) {
+    // SAFETY: the caller's promise; the list takes the reference.
+    unsafe { pyo3::ffi::PyList_SET_ITEM(list.as_ptr(), k as isize, value.into_ptr()) };
 }
 
 /// A new object array of `shape` (of `rows` elements) whose element `i`, in C order, is
@@ -351,70 +440,48 @@ pub fn _split<'py>(
     };
     let elements = Elements::of(array, descr);
     let state = descr.state();
-    let split_all = |lists: &mut dyn SplitSink| {
-        let arena = state.arena.read();
-        let mut pieces = Vec::new();
-        for view in elements.views() {
-            let s = match (&state.na, view.is_na()) {
-                (_, false) => arena.get(&view).py()?,
-                (NaKind::String(default), true) => default,
-                (_, true) => {
-                    lists.push_missing()?;
-                    continue;
-                }
-            };
-            pieces.clear();
-            split(s, &at, maxsplit, right, tables(), &mut pieces);
-            lists.push_split(s, &pieces)?;
-        }
-        Ok::<_, PyErr>(())
-    };
     let rows = elements.len();
-    if let Form::Objects { shape, na, .. } = &form {
-        let mut lists = TextLists::with_rows(rows)?;
-        py.detach(|| split_all(&mut lists))?;
-        return lists.into_objects(py, shape, na);
-    }
-    let mut flat = FlatLists::with_rows(rows)?;
-    py.detach(|| split_all(&mut flat))?;
-    flat.finish(py, &form, || Ok(owned_descr(py, descr.clone_params(py)?)))
-}
-
-/// Where `_split` puts each element's list: a list of `pieces` (byte ranges of `s`), or
-/// a missing element.
-trait SplitSink {
-    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()>;
-    fn push_missing(&mut self) -> PyResult<()>;
-}
-
-impl SplitSink for FlatLists {
-    #[inline]
-    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
-        for piece in pieces {
-            self.push(Some(&s[piece.clone()]))?;
+    match &form {
+        Form::Objects { shape, na, .. } => {
+            let mut lists = TextLists::with_rows(rows)?;
+            py.detach(|| split_all(&mut lists, state, &elements, &at, maxsplit, right))?;
+            lists.into_objects(py, shape, na, 1, Vec::new())
         }
-        self.end_list(false);
-        Ok(())
-    }
-
-    /// One missing item.
-    fn push_missing(&mut self) -> PyResult<()> {
-        self.push(None)?;
-        self.end_list(true);
-        Ok(())
+        Form::Flat => {
+            let mut flat = FlatLists::with_rows(rows)?;
+            py.detach(|| split_all(&mut flat, state, &elements, &at, maxsplit, right))?;
+            flat.into_flat(py, &owned_descr(py, descr.clone_params(py)?))
+        }
     }
 }
 
-impl SplitSink for TextLists {
-    #[inline]
-    fn push_split(&mut self, s: &[u8], pieces: &[Range<usize>]) -> PyResult<()> {
-        self.push(s, pieces)
+/// Puts the pieces of `str.split` (`str.rsplit` if `right`) of each of `elements` into
+/// `lists`.
+fn split_all<L: ListSink>(
+    lists: &mut L,
+    state: &DescrState,
+    elements: &Elements,
+    at: &SplitAt<'_>,
+    maxsplit: i64,
+    right: bool,
+) -> PyResult<()> {
+    let arena = state.arena.read();
+    let mut pieces = Vec::new();
+    for view in elements.views() {
+        let s = match (&state.na, view.is_na()) {
+            (_, false) => arena.get(&view).py()?,
+            (NaKind::String(default), true) => default,
+            (_, true) => {
+                lists.push_missing()?;
+                continue;
+            }
+        };
+        pieces.clear();
+        split(s, at, maxsplit, right, tables(), &mut pieces);
+        lists.push_pieces(s, &pieces)?;
+        lists.end_element()?;
     }
-
-    fn push_missing(&mut self) -> PyResult<()> {
-        self.rows.push(TextRow::Missing);
-        Ok(())
-    }
+    Ok(())
 }
 
 /// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
@@ -537,60 +604,72 @@ pub fn _regex_lists<'py>(
     let program = program.get().program()?;
     let elements = Elements::of(array, descr);
     let state = descr.state();
-    let (flat, pending) = py.detach(|| {
-        let arena = state.arena.read();
-        let mut flat = FlatLists::with_rows(elements.len())?;
-        let mut pending = Vec::new();
-        for (i, view) in elements.views().enumerate() {
-            let s = match (&state.na, view.is_na()) {
-                (_, false) => arena.get(&view).py()?,
-                (NaKind::String(default), true) => default,
-                (NaKind::NanLike, true) => {
-                    flat.push(None)?;
-                    flat.end_list(true);
-                    continue;
-                }
-                (_, true) => {
-                    return Err(PyValueError::new_err(
-                        "regular expressions cannot be used with a null that is not a \
-                         string or NaN-like",
-                    ))
-                }
-            };
-            if !program.items(s, |item| flat.push(item))? {
-                pending.push((i, s.to_vec()));
-            }
-            flat.end_list(false);
+    let ask_python = |pending: Vec<(usize, Vec<u8>)>| {
+        pending
+            .into_iter()
+            .map(|(i, s)| Ok((i, program.call_python(&s, |r| r.extract())?)))
+            .collect::<PyResult<Answers>>()
+    };
+    let rows = elements.len();
+    match &form {
+        Form::Objects { shape, na, group } => {
+            let mut lists = TextLists::with_rows(rows)?;
+            let pending = py.detach(|| regex_items(&mut lists, state, &elements, &program))?;
+            lists.into_objects(py, shape, na, *group, ask_python(pending)?)
         }
-        Ok::<_, PyErr>((flat, pending))
-    })?;
-    let flat = if pending.is_empty() {
-        flat
-    } else {
-        merge_python_lists(&program, flat, pending)?
-    };
-    let descr = || {
-        Ok(owned_descr(
-            py,
-            new_descr(py, Some(&py.None().into_bound(py)), true)?,
-        ))
-    };
-    flat.finish(py, &form, descr)
+        Form::Flat => {
+            let mut flat = FlatLists::with_rows(rows)?;
+            let pending = py.detach(|| regex_items(&mut flat, state, &elements, &program))?;
+            let answers = ask_python(pending)?;
+            let flat = if answers.is_empty() {
+                flat
+            } else {
+                merge_python_lists(flat, answers)?
+            };
+            let descr = new_descr(py, Some(&py.None().into_bound(py)), true)?;
+            flat.into_flat(py, &owned_descr(py, descr))
+        }
+    }
 }
 
-/// `flat` with the lists of the `pending` elements (left empty) made by the program's
-/// Python callable, which returns a list of `str` or `None` items.
-fn merge_python_lists(
-    program: &crate::regex::Program,
-    mut flat: FlatLists,
-    pending: Vec<(usize, Vec<u8>)>,
-) -> PyResult<FlatLists> {
-    let rows = flat.missing.len();
-    let mut answers = Vec::with_capacity(pending.len());
-    for (i, s) in pending {
-        let items: Vec<Option<String>> = program.call_python(&s, |r| r.extract())?;
-        answers.push((i, items));
+/// Puts the items of `program` for each of `elements` into `lists`, and returns the
+/// elements (index and text) the engine does not answer, to ask Python's `re` with no
+/// lock held; their lists are left empty.
+fn regex_items<L: ListSink>(
+    lists: &mut L,
+    state: &DescrState,
+    elements: &Elements,
+    program: &Program,
+) -> PyResult<Vec<(usize, Vec<u8>)>> {
+    let arena = state.arena.read();
+    let mut pending = Vec::new();
+    for (i, view) in elements.views().enumerate() {
+        let s = match (&state.na, view.is_na()) {
+            (_, false) => arena.get(&view).py()?,
+            (NaKind::String(default), true) => default,
+            (NaKind::NanLike, true) => {
+                lists.push_missing()?;
+                continue;
+            }
+            (_, true) => {
+                return Err(PyValueError::new_err(
+                    "regular expressions cannot be used with a null that is not a string \
+                     or NaN-like",
+                ))
+            }
+        };
+        if !program.items(s, |item| lists.push_item(item))? {
+            pending.push((i, s.to_vec()));
+        }
+        lists.end_element()?;
     }
+    Ok(pending)
+}
+
+/// `flat` with the lists of the elements in `answers` (left empty) made of the items
+/// given there.
+fn merge_python_lists(mut flat: FlatLists, answers: Answers) -> PyResult<FlatLists> {
+    let rows = flat.missing.len();
     let mut merged = FlatLists::with_rows(rows)?;
     // The views copied below point into `flat`'s arena: it becomes the merged lists'
     // arena, and holds Python's items too.
