@@ -424,3 +424,19 @@ def test_flat_forms_hold_the_same_lists(pattern):
                 assert got == [
                     x for item in want for x in (item if isinstance(item, tuple) else (item,))
                 ]
+
+
+@pytest.mark.parametrize("pattern", ["(\\w)(\\w)$", "(\\w)$", "\\w$", "(\\n)|(\\w)$"])
+def test_lists_mix_python_and_engine_answers(pattern):
+    # `$` before a final newline with another newline before it is answered by Python's
+    # `re`, every other string by the engine: each list lands in its element's place.
+    strings = ["ab\ncd\n", "abcd", "x\ny\n", "", "é1\n2\n", "zz", "q\n", "a\nb"] * 3
+    assert sre.uses_engine(pattern)
+    a = array(strings)
+    compiled = re.compile(pattern)
+    assert sre.findall(pattern, a).tolist() == [compiled.findall(s) for s in strings]
+    assert sre.split(pattern, a).tolist() == [compiled.split(s) for s in strings]
+    parts, offsets = sre.split_flat(pattern, a, 0)
+    items, bounds = parts.tolist(), offsets.tolist()
+    for i, s in enumerate(strings):
+        assert items[bounds[i] : bounds[i + 1]] == compiled.split(s)
