@@ -32,7 +32,7 @@ use crate::unicode::tables;
 enum Form<'py> {
     /// `(parts, offsets)`.
     Flat,
-    /// An object array of lists (see `FlatLists::into_objects`).
+    /// An object array of lists (see `TextLists::into_objects`).
     Objects {
         shape: Bound<'py, PyAny>,
         na: Bound<'py, PyAny>,
@@ -100,10 +100,10 @@ pub fn _split<'py>(
     let state = descr.state();
     let rows = elements.len();
     match &form {
-        Form::Objects { shape, na, .. } => {
+        Form::Objects { shape, na, group } => {
             let mut lists = TextLists::with_rows(rows)?;
             py.detach(|| split_all(&mut lists, state, &elements, &at, maxsplit, right))?;
-            lists.into_objects(py, shape, na, 1, Vec::new())
+            lists.into_objects(py, shape, na, *group, Vec::new())
         }
         Form::Flat => {
             let mut flat = FlatLists::with_rows(rows)?;
