@@ -255,6 +255,49 @@ def test_in_place_sort_racing_with_writers():
     assert out.strip() == "ok"
 
 
+def test_copies_sharing_chunks_racing_with_writers():
+    out = run_isolated(
+        """
+        import random, threading, time
+        from stringdtype import memory_info
+        longs = ['long value %03d %s' % (i, 's' * (i % 200)) for i in range(300)]
+        n = 4000
+        r0 = random.Random(5)
+        a = np.array([r0.choice(longs) for _ in range(n)], dtype=StringDType())
+        stop = time.time() + 2
+        copies = []
+        def copier():
+            while time.time() < stop:
+                b = np.sort(a) if len(copies) % 2 else a.copy()
+                assert set(b.tolist()) <= set(longs), 'a torn copy'
+                copies.append(b)
+                del copies[:-3]
+        def setter(seed):
+            r = random.Random(seed)
+            while time.time() < stop:
+                a[r.randrange(n)] = r.choice(longs)
+        threads = [threading.Thread(target=copier)]
+        threads += [threading.Thread(target=setter, args=(s,)) for s in (1, 2)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        snapshots = [b.tolist() for b in copies]
+        del a
+        # Each copy owns its strings: rewriting one changes nothing else.
+        for b, before in zip(copies, snapshots):
+            assert b.tolist() == before
+            new = ['new %d %s' % (i, 'n' * (20 + i % 50)) for i in range(n)]
+            b[:] = new
+            assert b.tolist() == new
+            assert memory_info(b)['string_bytes'] == sum(len(v) for v in new)
+        print('ok')
+        """,
+        timeout=60,
+    )
+    assert out.strip() == "ok"
+
+
 def test_readers_of_one_array_run_together_correctly():
     # Read-only loops on one shared array from several threads (they share its arena
     # lock): every result equals the single-threaded one.

@@ -17,7 +17,7 @@ pub(super) struct Pairs<'a> {
     dst: Option<StringDescr<'a>>,
     pub src_ptr: *mut u8,
     pub dst_ptr: *mut u8,
-    src_stride: isize,
+    pub src_stride: isize,
     pub dst_stride: isize,
     pub n: isize,
 }

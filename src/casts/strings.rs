@@ -40,6 +40,11 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         // The arenas themselves, not their guards, are what the loop keeps in registers.
         let (read, write): (&Arena, &mut Arena) = (&read, &mut write);
         let fresh = is_fresh_destination(write, pairs.dst_stride);
+        if fresh && pairs.n > 1 {
+            if let Some(copied) = copy_sharing(&pairs, read, write) {
+                return copied;
+            }
+        }
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
             let view = unsafe { read_view(src) };
@@ -75,6 +80,44 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         Ok(())
     })
 });
+
+/// A copy of (most of) an array into a fresh destination, as `np.copy`, `np.sort` and
+/// `astype` make, when `write` can share the chunks of `read` ([`Arena::share_from`]):
+/// each long string then takes its place in the new arena instead of having its bytes
+/// copied. `None` when it cannot, and nothing was done. Kept out of `string_to_string`,
+/// whose per-element calls (NumPy's `take`) it made slower inline.
+#[inline(never)]
+fn copy_sharing(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> Option<PyResult<()>> {
+    // A source stride of 0 repeats one element: each copy needs its own block.
+    if pairs.src_stride == 0 {
+        return None;
+    }
+    // SAFETY: the elements of the loop's source array.
+    let views = (0..pairs.n).map(|i| unsafe { read_view(pairs.src_at(i)) });
+    match write.share_from(read, views) {
+        Ok(true) => {}
+        Ok(false) => return None,
+        Err(err) => return Some(Err(to_py(err))),
+    }
+    let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
+    let keep_na = dst_state.na != NaKind::Unset;
+    let from = read.slot();
+    let copied = pairs.for_each(|src, dst| {
+        // SAFETY: `src` and `dst` are elements of the loop's arrays.
+        let view = unsafe { read_view(src) };
+        let view = match write.claim_shared(view, from) {
+            Some(view) => view,
+            None if view.is_inline_string() || (view.is_na() && keep_na) => view,
+            None if view.is_na() => write.store(na_text(src_state)).py()?,
+            None => write.store(read.get(&view).py()?).py()?,
+        };
+        // SAFETY: as above; the destination is fresh (nothing of `write` to release).
+        unsafe { write_element(write, dst, view, true) };
+        Ok(())
+    });
+    write.finish_shared();
+    Some(copied)
+}
 
 // ---------------------------------------------------------------------------------------
 // Fixed-width unicode ('U', UCS4) and bytes ('S')

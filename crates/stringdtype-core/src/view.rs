@@ -125,6 +125,13 @@ impl View {
         Ok(View::from_words(low, high))
     }
 
+    /// The same long string with its bytes in chunk `chunk` (at the same offset).
+    #[inline]
+    pub fn with_chunk(self, chunk: u32) -> View {
+        debug_assert!(!self.is_inline());
+        View::from_words(self.low(), (self.high() & !0xffff_ffff) | u64::from(chunk))
+    }
+
     /// Reinterprets 16 raw bytes (for example an element of a NumPy array).
     #[inline]
     pub const fn from_bytes(bytes: [u8; 16]) -> View {

@@ -6,7 +6,9 @@ use std::sync::Arc;
 
 use super::blocks::{size_class, Blocks};
 use super::registry::{self, Mailbox, MAX_LOCAL_CHUNKS};
-use super::{Arena, BlockRef, Chunk, ChunkBuf, Kind, DEDICATED_THRESHOLD, MAX_CHUNK, UNSHARED};
+use super::{
+    note_unshared, Arena, BlockRef, Chunk, ChunkBuf, Kind, DEDICATED_THRESHOLD, MAX_CHUNK, UNSHARED,
+};
 use crate::error::{Error, Result};
 
 impl Arena {
@@ -109,11 +111,7 @@ impl Arena {
 
     /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
     pub(super) fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
-        if self.slot == 0 {
-            let mailbox = Arc::new(Mailbox::default());
-            self.slot = registry::claim_slot(&mailbox)?;
-            self.mailbox = Some(mailbox);
-        }
+        self.claim_slot()?;
         let buf = Arc::new(ChunkBuf::new(size)?);
         let local = match self.free_locals.pop() {
             Some(local) => local,
@@ -137,6 +135,16 @@ impl Arena {
         Ok(local)
     }
 
+    /// Gives the arena its registry slot, if it has none yet.
+    pub(super) fn claim_slot(&mut self) -> Result<()> {
+        if self.slot == 0 {
+            let mailbox = Arc::new(Mailbox::default());
+            self.slot = registry::claim_slot(&mailbox)?;
+            self.mailbox = Some(mailbox);
+        }
+        Ok(())
+    }
+
     /// Frees a chunk that holds no live string and makes its place reusable.
     pub(super) fn free_chunk(&mut self, local: u32) {
         registry::withdraw(self.slot, local);
@@ -147,5 +155,11 @@ impl Arena {
             self.current = None;
         }
         self.free_locals.push(local);
+        let shared = chunk.is_shared();
+        drop(chunk);
+        if shared {
+            // Whoever else holds it may hold it alone now (see `pop_free_block`).
+            note_unshared();
+        }
     }
 }

@@ -103,9 +103,45 @@ impl Blocks {
         self.live_bytes += block;
     }
 
+    /// The same blocks, all of them free: the bookkeeping of a chunk shared into a copy
+    /// of an array, whose strings claim their blocks one by one ([`Blocks::claim`]).
+    pub(super) fn try_clone_free(&self) -> Result<Blocks> {
+        let mut bits = Vec::new();
+        bits.try_reserve_exact(self.bits.len())
+            .map_err(|_| Error::OutOfMemory(self.bits.len() * 16))?;
+        bits.extend(self.bits.iter().map(|pair| Pair {
+            starts: pair.starts,
+            live: 0,
+        }));
+        Ok(Blocks {
+            bits,
+            carved: self.carved,
+            live_bytes: 0,
+        })
+    }
+
+    /// Marks the free block of exactly `block` bytes at `offset` live; false (and no
+    /// change) when no such free block starts there, for example a second view of a
+    /// block already claimed.
+    #[inline]
+    pub(super) fn claim(&mut self, offset: usize, block: usize) -> bool {
+        if !self.is_block(offset, block, false) {
+            return false;
+        }
+        self.revive(offset, block);
+        true
+    }
+
     /// Whether a live block of exactly `block` bytes starts at `offset`.
     #[inline]
     pub(super) fn is_live_block(&self, offset: usize, block: usize) -> bool {
+        self.is_block(offset, block, true)
+    }
+
+    /// Whether a block of exactly `block` bytes, live or free as `live` says, starts at
+    /// `offset`.
+    #[inline(always)]
+    fn is_block(&self, offset: usize, block: usize, live: bool) -> bool {
         let Some(end) = offset.checked_add(block).filter(|&end| end <= self.carved) else {
             return false;
         };
@@ -117,7 +153,8 @@ impl Blocks {
         let Some(bits) = self.bits.get(pair) else {
             return false;
         };
-        if bits.live & bit == 0 {
+        // A live block is a block start; a free one must be checked for it.
+        if (bits.live & bit != 0) != live || (!live && bits.starts & bit == 0) {
             return false;
         }
         let shift = first % 64;
@@ -212,6 +249,26 @@ mod tests {
         assert_eq!(blocks.live_bytes(), 48);
         blocks.revive(b, 64);
         assert!(blocks.is_live_block(b, 64));
+    }
+
+    #[test]
+    fn a_free_copy_claims_each_block_once() {
+        let mut blocks = Blocks::new(1 << 16).unwrap();
+        let (a, b) = (blocks.carve(32), blocks.carve(1280));
+        blocks.kill(a, 32);
+        let mut copy = blocks.try_clone_free().unwrap();
+        assert_eq!((copy.carved(), copy.live_bytes()), (blocks.carved(), 0));
+        assert!(!copy.is_live_block(b, 1280));
+        assert!(!copy.claim(b, 1296), "not the block's size");
+        assert!(!copy.claim(16, 16), "not a block start");
+        assert!(
+            copy.claim(b, 1280) && copy.claim(a, 32),
+            "a free block of the source too"
+        );
+        assert!(!copy.claim(b, 1280), "claimed twice");
+        assert!(copy.is_live_block(b, 1280) && copy.is_live_block(a, 32));
+        assert_eq!(copy.live_bytes(), 1312);
+        assert!(!blocks.is_live_block(a, 32), "the source is unchanged");
     }
 
     #[test]

@@ -159,6 +159,12 @@ impl Drop for Arena {
         if self.slot != 0 {
             registry::free_slot(self.slot);
         }
+        let shared = self.chunks.iter().any(Chunk::is_shared);
+        self.chunks.clear();
+        if shared {
+            // Another arena that shares a chunk with this one may hold it alone now.
+            note_unshared();
+        }
     }
 }
 

@@ -383,3 +383,161 @@ fn store_repeat_matches_repeated_bytes() {
         Err(Error::StringTooLong(_))
     ));
 }
+
+/// An arena with long strings of every kind of chunk (blocks, a packed import, one of a
+/// chunk of its own) and an inline one; their views and bytes.
+fn arena_to_copy() -> (Arena, Vec<(View, Vec<u8>)>) {
+    let mut arena = Arena::new();
+    let mut strings: Vec<Vec<u8>> = (0..300).map(|i| long(13 + i % 90, i as u8)).collect();
+    strings.push(long(5, 1));
+    strings.push(long(2 * DEDICATED_THRESHOLD, 3));
+    let mut views: Vec<View> = strings.iter().map(|s| arena.store(s).unwrap()).collect();
+    let imported: Vec<Vec<u8>> = (0..50).map(|i| long(20 + i, 100 + i as u8)).collect();
+    let mut packed = arena.packed(imported.iter().map(Vec::len).sum());
+    views.extend(imported.iter().map(|s| packed.store(s).unwrap()));
+    strings.extend(imported);
+    (arena, views.into_iter().zip(strings).collect())
+}
+
+/// The copy of `views` that `target` makes by sharing `source`'s chunks, as a cast
+/// loop makes it: claimed when it can be, else stored.
+fn copy_shared(source: &Arena, target: &mut Arena, views: &[View]) -> Vec<View> {
+    assert!(target.share_from(source, views.iter().copied()).unwrap());
+    let copies = views
+        .iter()
+        .map(|&view| match target.claim_shared(view, source.slot()) {
+            Some(copy) => copy,
+            None => target.store(source.get(&view).unwrap()).unwrap(),
+        })
+        .collect();
+    target.finish_shared();
+    copies
+}
+
+#[test]
+fn a_copy_shares_the_chunks_and_writes_never_cross() {
+    let (mut source, strings) = arena_to_copy();
+    let views: Vec<View> = strings.iter().map(|(view, _)| *view).collect();
+    let mut copy = Arena::new();
+    let copies = copy_shared(&source, &mut copy, &views);
+    let mut shared = 0;
+    for ((view, data), copied) in strings.iter().zip(&copies) {
+        assert_eq!(copy.get(copied).unwrap(), &data[..]);
+        if let Some(location) = copied.location() {
+            assert_eq!(split_id(location.chunk).0, copy.slot());
+            let (at, local) = (view.location().unwrap(), split_id(location.chunk).1);
+            let chunk = &source.chunks[split_id(at.chunk).1 as usize];
+            let live = match chunk.kind {
+                Kind::Ordinary(ref blocks) => blocks.live_bytes(),
+                Kind::Packed { live, .. } => live,
+                _ => 0,
+            };
+            let full = live * 4 >= chunk.buf.len() * 3;
+            let in_place = at.offset == location.offset && split_id(at.chunk).1 == local;
+            assert_eq!(in_place, full, "shared in place when the chunk is full");
+            shared += usize::from(in_place);
+        }
+    }
+    assert!(shared >= 100, "{shared}");
+    let (a, b) = (source.memory_usage(), copy.memory_usage());
+    assert_eq!(a.string_bytes, b.string_bytes);
+    // Overwrite every string of the source: the copy keeps its strings.
+    for view in &views {
+        source.release(*view);
+    }
+    let news: Vec<(View, Vec<u8>)> = (0..400)
+        .map(|i| long(13 + i % 90, 7))
+        .map(|data| (source.store(&data).unwrap(), data))
+        .collect();
+    for (copied, (_, data)) in copies.iter().zip(&strings) {
+        assert_eq!(copy.get(copied).unwrap(), &data[..]);
+    }
+    // And the other way round.
+    for copied in &copies {
+        copy.release(*copied);
+    }
+    for i in 0..400 {
+        copy.store(&long(13 + i % 90, 9)).unwrap();
+    }
+    for (view, data) in &news {
+        assert_eq!(source.get(view).unwrap(), &data[..]);
+    }
+    drop(source);
+    // With the source gone, the copy reuses its freed blocks again.
+    let again = copy.store(&long(20, 5)).unwrap();
+    assert!(copies.iter().any(|c| c.location() == again.location()));
+}
+
+#[test]
+fn a_shared_copy_claims_each_block_once() {
+    let (source, strings) = arena_to_copy();
+    let mut views: Vec<View> = strings.iter().map(|(view, _)| *view).collect();
+    // The same block twice (in place of a longer string, so that the bytes add up).
+    views[11] = views[10];
+    let mut copy = Arena::new();
+    let copies = copy_shared(&source, &mut copy, &views);
+    assert_ne!(copies[10].location(), copies[11].location());
+    assert_eq!(copy.get(&copies[11]).unwrap(), &strings[10].1[..]);
+    copy.release(copies[10]);
+    assert_eq!(copy.get(&copies[11]).unwrap(), &strings[10].1[..]);
+}
+
+#[test]
+fn a_shared_copy_needs_most_of_the_strings_and_an_empty_arena() {
+    let (source, strings) = arena_to_copy();
+    let views: Vec<View> = strings.iter().map(|(view, _)| *view).collect();
+    let half = &views[..views.len() / 2];
+    let mut copy = Arena::new();
+    assert!(!copy.share_from(&source, half.iter().copied()).unwrap());
+    let twice = views
+        .iter()
+        .chain(&views)
+        .copied()
+        .collect::<Vec<_>>()
+        .into_iter();
+    assert!(!copy.share_from(&source, twice).unwrap(), "more than all");
+    // Mostly inline strings: copying the few bytes is cheaper than sharing.
+    let inline = std::iter::repeat_n(View::EMPTY, source.memory_usage().string_bytes);
+    let mostly_inline: Vec<View> = views.iter().copied().chain(inline).collect();
+    assert!(!copy.share_from(&source, mostly_inline.into_iter()).unwrap());
+    assert_eq!(copy.slot(), 0, "nothing changed");
+    copy.store(&long(40, 1)).unwrap();
+    assert!(!copy.share_from(&source, views.iter().copied()).unwrap());
+    assert!(!Arena::new()
+        .share_from(&Arena::new(), [].into_iter())
+        .unwrap());
+    // No chunk full enough to share (a tenth of the first one).
+    let mut sparse = Arena::new();
+    let few: Vec<View> = (0..20)
+        .map(|i| sparse.store(&long(30, i)).unwrap())
+        .collect();
+    let mut copy = Arena::new();
+    assert!(!copy.share_from(&sparse, few.iter().copied()).unwrap());
+    assert_eq!(copy.slot(), 0, "nothing changed");
+    assert!(Arena::new()
+        .share_from(&source, views.iter().copied())
+        .unwrap());
+}
+
+#[test]
+fn a_shared_copy_lets_go_of_chunks_it_does_not_use() {
+    let mut source = Arena::new();
+    // Blocks of 32 bytes fill the first chunk exactly.
+    let small: Vec<View> = (0..MIN_CHUNK / 32)
+        .map(|i| source.store(&long(20, i as u8)).unwrap())
+        .collect();
+    let big: Vec<View> = (0..2000)
+        .map(|i| source.store(&long(100, i as u8)).unwrap())
+        .collect();
+    let mut copy = Arena::new();
+    copy_shared(&source, &mut copy, &big);
+    let (a, b) = (source.memory_usage(), copy.memory_usage());
+    assert_eq!(
+        b.chunks,
+        a.chunks - 1,
+        "the first chunk holds only the small strings"
+    );
+    assert_eq!(b.capacity, a.capacity - MIN_CHUNK);
+    assert_eq!(b.string_bytes, 200_000);
+    assert_eq!(source.get(&small[0]).unwrap(), &long(20, 0)[..]);
+}
