@@ -274,6 +274,11 @@ LARGE_COPY_OPS = {
     "fortran_copy": lambda a: a.copy(order="F"),
     "flatten": lambda a: a.flatten(),
     "astype_same": lambda a: a.astype(a.dtype),
+    # The first input shared, the second copied into the same new arena.
+    "concatenate": lambda a: np.concatenate([a, a[::-1]]),
+    "tile": lambda a: np.tile(a, (2, 1)),
+    # Half of the strings: copied, not shared.
+    "ravel_noncontiguous": lambda a: a[:, ::2].ravel(),
 }
 
 
