@@ -17,6 +17,7 @@ from conftest import (
     package_only,
     random_strings,
     stringdtype,
+    utf8_len,
 )
 
 SHAPE = (6, 10)
@@ -344,3 +345,39 @@ def test_large_copy_shares_the_chunks_of_its_source(rng):
     part = src[:100].copy()
     assert not data_buffers(src) & data_buffers(part)
     assert stringdtype.memory_info(part)["arena_capacity"] < info["arena_capacity"] // 4
+
+
+@package_only
+def test_copies_of_copies_stay_independent(rng):
+    """Random writes, sorts, copies (of copies) and deletions over arrays that share
+    chunks, each checked against a list that models it, and the live long-string bytes
+    of each against its model."""
+    pool = [long_string(rng, rng.randint(13, 300)) for _ in range(200)]
+    pool += ["", "short", "x" * 12, "\x00" * 13]
+    models = [[rng.choice(pool) for _ in range(2000)]]
+    arrays = [np.array(models[0], dtype=StringDType())]
+    for step in range(300):
+        k = rng.randrange(len(arrays))
+        action = rng.choice(["copy", "copy", "write", "slice", "sort", "drop"])
+        if action == "copy":
+            arrays.append(arrays[k].copy())
+            models.append(list(models[k]))
+        elif action == "write":
+            for _ in range(50):
+                i = rng.randrange(2000)
+                arrays[k][i] = models[k][i] = rng.choice(pool)
+        elif action == "slice":
+            start = rng.randrange(2000)
+            new = [rng.choice(pool) for _ in range(2000 - start)]
+            arrays[k][start:] = new
+            models[k][start:] = new
+        elif action == "sort":
+            arrays[k].sort()
+            models[k].sort()
+        elif len(arrays) > 1:
+            del arrays[k], models[k]
+        if step % 25 == 0 or step == 299:
+            for arr, model in zip(arrays, models):
+                assert arr.tolist() == model
+                long_bytes = sum(n for n in map(utf8_len, model) if n > 12)
+                assert stringdtype.memory_info(arr)["string_bytes"] == long_bytes
