@@ -129,8 +129,12 @@ impl Arena {
         }
         self.claim_slot()?;
         for (local, chunk) in chunks.iter().enumerate() {
-            if !chunk.buf.is_empty() {
-                registry::publish(self.slot, local as u32, &chunk.buf)?;
+            if chunk.buf.is_empty() {
+                continue;
+            }
+            if let Err(err) = registry::publish(self.slot, local as u32, &chunk.buf) {
+                (0..local as u32).for_each(|done| registry::withdraw(self.slot, done));
+                return Err(err);
             }
         }
         self.usage.capacity = chunks.iter().map(|chunk| chunk.buf.len()).sum();

@@ -223,6 +223,11 @@ fn shared_chunks_are_never_rewritten() {
     arena.release(a);
     let b = arena.store(&long(50, 2)).unwrap();
     assert_ne!(a.location(), b.location());
+    // Later strings (the fast path, with the hole parked) never take it either.
+    for i in 0..100 {
+        let later = arena.store(&long(50 + i % 14, i as u8)).unwrap();
+        assert_ne!(a.location(), later.location());
+    }
     assert_eq!(chunk.slice(0, *len).unwrap(), &before[..]);
     drop(shared);
     note_unshared();
