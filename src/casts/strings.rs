@@ -12,7 +12,7 @@ use stringdtype_core::{Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
-use crate::descr::NaKind;
+use crate::descr::{DescrState, NaKind};
 use crate::element::{
     element_truth, is_fresh_destination, read_view, replace_element, write_element,
 };
@@ -22,16 +22,6 @@ use crate::ffi::PyArray_Descr;
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
     let keep_na = dst_state.na != NaKind::Unset;
-    // Inline strings, and missing values the destination keeps, live in no arena: the
-    // view is its own copy. Written out apart from the other cases, in which the view
-    // comes back as a `PyResult` through the stack, where its reload stalled.
-    let own_copy = |view: View| view.is_inline_string() || (view.is_na() && keep_na);
-    let copy = |view: View, source: &Arena, target: &mut Arena| -> PyResult<View> {
-        if view.is_na() {
-            return target.store(na_text(src_state)).py();
-        }
-        target.store(source.get(&view).py()?).py()
-    };
     let (source, target) = (&src_state.arena, &dst_state.arena);
     if !ptr::eq(source, target) {
         // Two arenas. NumPy's `take`, fancy indexing and masked copies call this once
@@ -48,12 +38,14 @@ strided_loop!(pub(super) string_to_string, |pairs| {
         return pairs.for_each(|src, dst| {
             // SAFETY: `src` and `dst` are elements of the loop's arrays.
             let view = unsafe { read_view(src) };
-            if own_copy(view) {
+            // An own copy is written apart from the other cases, in which the view comes
+            // back as a `PyResult` through the stack, where its reload stalled.
+            if is_own_copy(view, keep_na) {
                 // SAFETY: as above; `write` is the destination's arena.
                 unsafe { write_element(write, dst, view, fresh) };
                 return Ok(());
             }
-            let view = copy(view, read, write)?;
+            let view = store_copy(view, src_state, read, write)?;
             // SAFETY: as above.
             unsafe { write_element(write, dst, view, fresh) };
             Ok(())
@@ -65,7 +57,7 @@ strided_loop!(pub(super) string_to_string, |pairs| {
     pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.
         let view = unsafe { read_view(src) };
-        if own_copy(view) {
+        if is_own_copy(view, keep_na) {
             // SAFETY: as above; `arena` is the destination's.
             unsafe { write_element(&mut arena, dst, view, fresh) };
             return Ok(());
@@ -107,9 +99,8 @@ fn copy_sharing(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> Option<Py
         let view = unsafe { read_view(src) };
         let view = match write.claim_shared(view, from) {
             Some(view) => view,
-            None if view.is_inline_string() || (view.is_na() && keep_na) => view,
-            None if view.is_na() => write.store(na_text(src_state)).py()?,
-            None => write.store(read.get(&view).py()?).py()?,
+            None if is_own_copy(view, keep_na) => view,
+            None => store_copy(view, src_state, read, write)?,
         };
         // SAFETY: as above; the destination is fresh (nothing of `write` to release).
         unsafe { write_element(write, dst, view, true) };
@@ -117,6 +108,30 @@ fn copy_sharing(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> Option<Py
     });
     write.finish_shared();
     Some(copied)
+}
+
+/// Whether `view` is its own copy in a destination that keeps missing values when
+/// `keep_na`: an inline string, or a missing value the destination keeps, lives in no
+/// arena.
+#[inline(always)]
+fn is_own_copy(view: View, keep_na: bool) -> bool {
+    view.is_inline_string() || (view.is_na() && keep_na)
+}
+
+/// The copy in `target` of a `view` of `source` that is not its own copy: a missing value
+/// becomes the text of the source's missing value, a long string a block of `target`
+/// holding its bytes.
+#[inline(always)]
+fn store_copy(
+    view: View,
+    src_state: &DescrState,
+    source: &Arena,
+    target: &mut Arena,
+) -> PyResult<View> {
+    if view.is_na() {
+        return target.store(na_text(src_state)).py();
+    }
+    target.store(source.get(&view).py()?).py()
 }
 
 // ---------------------------------------------------------------------------------------
