@@ -111,6 +111,17 @@ impl Chunk {
     fn is_shared(&self) -> bool {
         Arc::strong_count(&self.buf) > 1
     }
+
+    /// Bytes the chunk's live strings hold: their size-class blocks in an ordinary chunk,
+    /// the one string of a dedicated chunk, the unreleased strings of a packed one.
+    fn live_bytes(&self) -> usize {
+        match &self.kind {
+            Kind::Free => 0,
+            Kind::Ordinary(blocks) => blocks.live_bytes(),
+            Kind::Dedicated { len } => *len,
+            Kind::Packed { live, .. } => *live,
+        }
+    }
 }
 
 /// A block by its local chunk index and offset.

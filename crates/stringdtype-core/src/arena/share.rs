@@ -49,11 +49,14 @@ impl Arena {
         };
         self.chunks
             .iter()
-            .map(|chunk| match &chunk.kind {
-                Kind::Free => ChunkShare::Empty,
-                Kind::Ordinary(blocks) => share(&chunk.buf, blocks.carved(), blocks.live_bytes()),
-                Kind::Dedicated { len } => share(&chunk.buf, *len, *len),
-                Kind::Packed { fill, live } => share(&chunk.buf, *fill, *live),
+            .map(|chunk| {
+                let len = match &chunk.kind {
+                    Kind::Free => return ChunkShare::Empty,
+                    Kind::Ordinary(blocks) => blocks.carved(),
+                    Kind::Dedicated { len } => *len,
+                    Kind::Packed { fill, .. } => *fill,
+                };
+                share(&chunk.buf, len, chunk.live_bytes())
             })
             .collect()
     }
@@ -105,13 +108,11 @@ impl Arena {
         // A chunk whose live strings fill less than three quarters of it (holes, or the
         // unused tail of the current chunk) is not shared: its strings are copied, so
         // that the copy holds no more than it needs, as a copy always did.
-        let full = |chunk: &Chunk, live: usize| live >= chunk.buf.len() - chunk.buf.len() / 4;
+        let full = |chunk: &Chunk| chunk.live_bytes() >= chunk.buf.len() - chunk.buf.len() / 4;
         for (local, chunk) in source.chunks.iter().enumerate() {
             let kind = match &chunk.kind {
-                Kind::Ordinary(blocks) if full(chunk, blocks.live_bytes()) => {
-                    Kind::Ordinary(blocks.try_clone_free()?)
-                }
-                Kind::Packed { fill, live } if full(chunk, *live) => Kind::Packed {
+                Kind::Ordinary(blocks) if full(chunk) => Kind::Ordinary(blocks.try_clone_free()?),
+                Kind::Packed { fill, .. } if full(chunk) => Kind::Packed {
                     fill: *fill,
                     live: 0,
                 },
@@ -187,11 +188,7 @@ impl Arena {
     pub fn finish_shared(&mut self) {
         for local in 0..self.chunks.len() {
             let chunk = &self.chunks[local];
-            let unused = match &chunk.kind {
-                Kind::Ordinary(blocks) => blocks.live_bytes() == 0,
-                Kind::Packed { live, .. } => *live == 0,
-                Kind::Dedicated { .. } | Kind::Free => false,
-            };
+            let unused = !matches!(chunk.kind, Kind::Free) && chunk.live_bytes() == 0;
             if unused && chunk.is_shared() {
                 self.free_chunk(local as u32);
             }
