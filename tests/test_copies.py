@@ -100,24 +100,31 @@ def overwrite_all(arr, obj, tag):
 
 @pytest.mark.parametrize("op", COPY_OPS)
 def test_copy_owns_its_strings(flavor, rng, op):
-    func = COPY_OPS[op]
-    src, src_obj = make_source(flavor, rng)
+    assert_copy_owns_its_strings(COPY_OPS[op], lambda: make_source(flavor, rng))
+
+
+def assert_copy_owns_its_strings(func, make):
+    """`func` of the array that `make` returns (with its object twin) is a copy of the
+    same dtype holding what `func` of the twin holds, untouched by writes to the source
+    and by its deletion, and writes to it leave the source as it was. Returns the copy
+    and its object twin."""
+    src, src_obj = make()
     result = func(src)
     expected = func(src_obj).tolist()
     assert type(result.dtype) is StringDType
     assert result.dtype == src.dtype
-    assert_same_list(result.tolist(), expected)
     assert not np.shares_memory(result, src)
+    assert_same_list(result.tolist(), expected)
 
     overwrite_all(src, src_obj, "source")
     assert_same_list(result.tolist(), expected)
-
     result_obj = np.array(result.tolist(), dtype=object)
     overwrite_all(result, result_obj, "result")
     assert_same_list(src.tolist(), src_obj.tolist())
 
     del src  # the result must not depend on the source's lifetime
     assert_same_list(result.tolist(), result_obj.tolist())
+    return result, result_obj
 
 
 @pytest.mark.parametrize("op", COPY_OPS)
@@ -294,20 +301,8 @@ def make_large_source(flavor, rng, n=3000):
 
 @pytest.mark.parametrize("op", LARGE_COPY_OPS)
 def test_large_copy_owns_its_strings(flavor, rng, op):
-    func = LARGE_COPY_OPS[op]
-    src, src_obj = make_large_source(flavor, rng)
-    result = func(src)
-    expected = func(src_obj).tolist()
-    assert_same_list(result.tolist(), expected)
-
-    overwrite_all(src, src_obj, "source")
-    assert_same_list(result.tolist(), expected)
-    result_obj = np.array(result.tolist(), dtype=object)
-    overwrite_all(result, result_obj, "result")
-    assert_same_list(src.tolist(), src_obj.tolist())
-
-    del src
-    assert_same_list(result.tolist(), result_obj.tolist())
+    make = lambda: make_large_source(flavor, rng)
+    result, result_obj = assert_copy_owns_its_strings(LARGE_COPY_OPS[op], make)
     # With the source gone, the copy reuses the blocks it gave back.
     for round_ in range(3):
         overwrite_all(result, result_obj, f"again{round_}")
