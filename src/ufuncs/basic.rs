@@ -286,50 +286,74 @@ fn string_or_default<'r>(view: &'r View, arena: &'r Arena, na: &'r NaKind) -> Py
 }
 
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
-    let count_at = 1 - STRING_AT;
     let (ss, so) = (args.state(STRING_AT), args.state(2));
     let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena], 1);
     let output = Output::new(&args, 2, locks.get(1));
+    // Split once per call, not per element: the split copies the lock table.
+    if let Some((readers, writer)) = locks.split(1) {
+        // The output's arena is not the input's: results go straight into it.
+        return repeat_each::<STRING_AT>(&args, &output, Some(readers.get(0)), writer);
+    }
+    // The strings live in the arena being written: each is repeated from a copy.
+    repeat_each::<STRING_AT>(&args, &output, None, locks.get_mut(1))
+});
+
+/// The loop of `multiply_loop`: each string (operand `STRING_AT`, in `source`, or in
+/// `writer` itself when `source` is `None`) repeated by the count of the other operand
+/// into output 2, whose arena is `writer`.
+#[inline(always)]
+fn repeat_each<const STRING_AT: usize>(
+    args: &Args<'_>,
+    output: &Output,
+    source: Option<&Arena>,
+    writer: &mut Arena,
+) -> PyResult<()> {
+    let count_at = 1 - STRING_AT;
+    let ss = args.state(STRING_AT);
     let mut scratch = Vec::new();
     for i in 0..args.n {
         // SAFETY: element i of each input; the count operand is int64 or uint64.
         let (s, count) = unsafe {
-            (read_view(args.at(STRING_AT, i)), read_count(&args, count_at, i, "string multiply")?)
+            (
+                read_view(args.at(STRING_AT, i)),
+                read_count(args, count_at, i, "string multiply")?,
+            )
         };
         // A negative count repeats nothing, as in Python.
         let count = usize::try_from(count).unwrap_or(0);
         if let Some(view) = View::repeat_inline(s, count) {
             // Short results come from the view alone.
-            // SAFETY: element i of output 2, whose arena is lock 1.
-            unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
+            // SAFETY: element i of output 2, whose arena is `writer`.
+            unsafe { output.write_view(args, writer, i, view) };
             continue;
         }
         if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
             if ss.na != NaKind::NanLike {
-                return Err(PyTypeError::new_err("Cannot multiply null that is not a nan-like value"));
+                return Err(PyTypeError::new_err(
+                    "Cannot multiply null that is not a nan-like value",
+                ));
             }
-            // SAFETY: element i of output 2, whose arena is lock 1.
-            unsafe { output.write_view(&args, locks.get_mut(1), i, View::NA) };
+            // SAFETY: element i of output 2, whose arena is `writer`.
+            unsafe { output.write_view(args, writer, i, View::NA) };
             continue;
         }
-        let stored = if let Some((readers, writer)) = locks.split(1) {
-            // The output's arena is not the input's: the result goes straight into it.
-            writer.store_repeat(string_or_default(&s, readers.get(0), &ss.na)?, count)
-        } else {
-            // The string lives in the arena being written: repeat a copy of it.
-            scratch.clear();
-            scratch.extend_from_slice(string_or_default(&s, locks.get(0), &ss.na)?);
-            locks.get_mut(1).store_repeat(&scratch, count)
+        let stored = match source {
+            Some(source) => writer.store_repeat(string_or_default(&s, source, &ss.na)?, count),
+            None => {
+                scratch.clear();
+                scratch.extend_from_slice(string_or_default(&s, writer, &ss.na)?);
+                writer.store_repeat(&scratch, count)
+            }
         };
         let view = stored.map_err(|err| match err {
             CoreError::OutOfMemory(_) => crate::error::to_py(err),
             _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
         })?;
-        // SAFETY: element i of output 2, whose arena is lock 1.
-        unsafe { output.write_view(&args, locks.get_mut(1), i, view) };
+        // SAFETY: element i of output 2, whose arena is `writer`.
+        unsafe { output.write_view(args, writer, i, view) };
     }
     Ok(())
-});
+}
 
 ufunc_loop!(str_len_loop, 2, |args| {
     let state = args.state(0);
