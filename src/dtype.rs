@@ -73,7 +73,9 @@ unsafe extern "C" fn common_dtype(
 ) -> *mut PyArray_DTypeMeta {
     // SAFETY: NumPy passes two live DType classes.
     unsafe {
-        if (*other).type_num == NPY_UNICODE {
+        // `U` and NumPy's own StringDType meet this package's: it holds both losslessly
+        // and keeps this package's kernels for the result (docs/design.md).
+        if (*other).type_num == NPY_UNICODE || other == builtin_dtype(BuiltinDType::NumpyString) {
             ffi::Py_INCREF(cls.cast());
             return cls;
         }

@@ -242,6 +242,8 @@ pub enum BuiltinDType {
     Timedelta = 32,
     Object = 33,
     Void = 34,
+    /// NumPy's own `StringDType` (`PyArray_StringDType`).
+    NumpyString = 39,
 }
 
 /// One of NumPy's two C API tables, each reached through a capsule.
@@ -359,6 +361,33 @@ numpy_api! {
             doc: *const c_char,
             unused: c_int,
         ) -> *mut PyObject;
+        /// `int NpyString_load(npy_string_allocator *, const npy_packed_static_string *,
+        /// npy_static_string *)`: 0 for a string, 1 for a missing value, -1 on error.
+        Array 313 since NPY_2_0_API_VERSION:
+        fn NpyString_load(
+            allocator: *mut NpyStringAllocator,
+            packed: *const u8,
+            unpacked: *mut NpyStaticString,
+        ) -> c_int;
+        /// `int NpyString_pack(npy_string_allocator *, npy_packed_static_string *,
+        /// const char *, size_t)`: frees what the element held, then stores the bytes.
+        Array 314 since NPY_2_0_API_VERSION:
+        fn NpyString_pack(
+            allocator: *mut NpyStringAllocator,
+            packed: *mut u8,
+            buf: *const c_char,
+            size: usize,
+        ) -> c_int;
+        /// `int NpyString_pack_null(npy_string_allocator *, npy_packed_static_string *)`.
+        Array 315 since NPY_2_0_API_VERSION:
+        fn NpyString_pack_null(allocator: *mut NpyStringAllocator, packed: *mut u8) -> c_int;
+        /// `npy_string_allocator *NpyString_acquire_allocator(const PyArray_StringDTypeObject *)`:
+        /// locks the descriptor's allocator (no GIL needed).
+        Array 316 since NPY_2_0_API_VERSION:
+        fn NpyString_acquire_allocator(descr: *const NumpyStringDescr) -> *mut NpyStringAllocator;
+        /// `void NpyString_release_allocator(npy_string_allocator *)`.
+        Array 318 since NPY_2_0_API_VERSION:
+        fn NpyString_release_allocator(allocator: *mut NpyStringAllocator) -> ();
         /// `int PyUFunc_AddLoopFromSpec(PyObject *ufunc, PyArrayMethod_Spec *spec)`.
         Ufunc 43 since NPY_2_0_API_VERSION:
         fn PyUFunc_AddLoopFromSpec(ufunc: *mut PyObject, spec: *mut PyArrayMethod_Spec) -> c_int;
@@ -380,6 +409,34 @@ numpy_api! {
         /// `PyArray_IntAbstractDType`, the abstract DType of every integer.
         Array 366 since NPY_2_0_API_VERSION: int_abstract_dtype -> *mut PyArray_DTypeMeta;
     }
+}
+
+/// NumPy's opaque `npy_string_allocator`.
+#[repr(C)]
+pub struct NpyStringAllocator {
+    _opaque: [u8; 0],
+}
+
+/// `npy_static_string`: an unpacked, read-only view of a NumPy string.
+#[repr(C)]
+pub struct NpyStaticString {
+    pub size: usize,
+    pub buf: *const c_char,
+}
+
+/// `PyArray_StringDTypeObject` (ndarraytypes.h), the descriptor of NumPy's own
+/// StringDType: the same layout in every NumPy from 2.0 on.
+#[repr(C)]
+pub struct NumpyStringDescr {
+    pub base: PyArray_Descr,
+    pub na_object: *mut PyObject,
+    pub coerce: c_char,
+    pub has_nan_na: c_char,
+    pub has_string_na: c_char,
+    pub array_owned: c_char,
+    pub default_string: NpyStaticString,
+    pub na_name: NpyStaticString,
+    pub allocator: *mut NpyStringAllocator,
 }
 
 /// A built-in DType class: `_public_dtype_api_table.h` puts a pointer to each at array

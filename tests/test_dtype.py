@@ -47,7 +47,9 @@ def test_module_and_identity():
 def test_descriptor_attributes(flavor):
     dt = flavor.dtype()
     assert type(dt) is StringDType
-    assert dt.kind == "T"
+    # NumPy's kind 'T' sends code written for NumPy's StringDType (h5py) into NumPy's C
+    # string API; ours has a kind of its own and keeps the char `np.strings` looks at.
+    assert dt.kind == ("T" if REFERENCE else "t")
     assert dt.char == "T"
     assert dt.itemsize == 16
     assert dt.alignment == 8

@@ -96,7 +96,7 @@ def outcome(fn):
     except Exception as exc:  # noqa: BLE001 - the exception type is the result
         return ("raises", type(exc))
     if isinstance(result, np.ndarray):
-        return ("array", result.dtype.kind, result.shape, result.tolist())
+        return ("array", result.dtype.char, result.shape, result.tolist())
     return ("value", result)
 
 

@@ -1,9 +1,11 @@
 //! Casts between StringDType and NumPy's dtypes: the table registered with the DType
 //! spec. The loops are in [`strings`] (StringDType, `U`, `S`, `V`, `bool`: Rust loops
-//! without the GIL) and [`python`] (numbers, datetimes, timedeltas and `object`, through
-//! Python); their descriptor resolution in [`resolve`]. Casts to `object` need no code:
+//! without the GIL), [`numpy_string`] (NumPy's own StringDType, over its string C API)
+//! and [`python`] (numbers, datetimes, timedeltas and `object`, through Python); their
+//! descriptor resolution in [`resolve`]. Casts to `object` need no code:
 //! NumPy uses `getitem`.
 
+mod numpy_string;
 mod pairs;
 mod python;
 mod resolve;
@@ -13,6 +15,10 @@ use std::ffi::{c_int, c_void, CStr};
 use std::ptr;
 
 use crate::ffi::*;
+use numpy_string::{
+    numpy_string_to_string, resolve_from_numpy_string, resolve_to_numpy_string,
+    string_to_numpy_string,
+};
 use python::{object_to_string, scalar_to_string, string_to_object, string_to_scalar};
 use resolve::{
     resolve_from_string, resolve_string_to_string, resolve_string_to_void, resolve_to_string,
@@ -173,6 +179,24 @@ fn cast_defs() -> Vec<CastDef> {
             flags: FAST,
             resolve: resolve_from_string::<NPY_SAME_KIND_CASTING>,
             strided: string_to_bool,
+        },
+        CastDef {
+            name: c"string_to_numpy_string",
+            from: End::Ours,
+            to: End::Builtin(NumpyString),
+            casting: NPY_UNSAFE_CASTING,
+            flags: FAST,
+            resolve: resolve_to_numpy_string,
+            strided: string_to_numpy_string,
+        },
+        CastDef {
+            name: c"numpy_string_to_string",
+            from: End::Builtin(NumpyString),
+            to: End::Ours,
+            casting: NPY_UNSAFE_CASTING,
+            flags: FAST,
+            resolve: resolve_from_numpy_string,
+            strided: numpy_string_to_string,
         },
     ];
     for dtype in SCALAR_DTYPES {

@@ -2,38 +2,37 @@
 //! StringDType destination gets a fresh, unowned descriptor, so that the new array owns
 //! its strings) and the casting level it reports.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::c_int;
 
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
 use crate::descr::{self, NaKind, StringDescr};
-use crate::error::with_gil_guard;
 use crate::ffi::*;
 use crate::loops::resolve::{default_descr, fill_descriptors};
 
 /// The arguments NumPy passes to `resolve_descriptors`, for a cast (two operands).
-struct Resolution {
-    dtypes: *const *mut PyArray_DTypeMeta,
-    given: *const *mut PyArray_Descr,
-    loop_descrs: *mut *mut PyArray_Descr,
+pub(super) struct Resolution {
+    pub(super) dtypes: *const *mut PyArray_DTypeMeta,
+    pub(super) given: *const *mut PyArray_Descr,
+    pub(super) loop_descrs: *mut *mut PyArray_Descr,
 }
 
 impl Resolution {
     /// The given descriptor of operand `k` (null when NumPy leaves it to the cast).
-    fn given(&self, k: usize) -> *mut PyArray_Descr {
+    pub(super) fn given(&self, k: usize) -> *mut PyArray_Descr {
         // SAFETY: NumPy passes two given descriptors.
         unsafe { *self.given.add(k) }
     }
 
     /// The DType of operand `k`.
-    fn dtype(&self, k: usize) -> *mut PyArray_DTypeMeta {
+    pub(super) fn dtype(&self, k: usize) -> *mut PyArray_DTypeMeta {
         // SAFETY: NumPy passes two DTypes.
         unsafe { *self.dtypes.add(k) }
     }
 
     /// Fills both loop descriptors, making a missing one with `make`.
-    fn fill(
+    pub(super) fn fill(
         &self,
         make: impl FnMut(usize, *mut PyArray_DTypeMeta) -> PyResult<*mut PyArray_Descr>,
     ) -> PyResult<()> {
@@ -42,7 +41,7 @@ impl Resolution {
     }
 
     /// The loop descriptor of operand `k`, once filled.
-    fn chosen(&self, k: usize) -> *mut PyArray_Descr {
+    pub(super) fn chosen(&self, k: usize) -> *mut PyArray_Descr {
         // SAFETY: filled by `fill` (two entries).
         unsafe { *self.loop_descrs.add(k) }
     }
@@ -54,17 +53,18 @@ macro_rules! resolver {
     ($(#[$meta:meta])* $name:ident $([$($gen:tt)*])?, |$py:ident, $r:ident| $body:block) => {
         $(#[$meta])*
         pub(super) unsafe extern "C" fn $name $(<$($gen)*>)? (
-            _method: *mut c_void,
-            dtypes: *const *mut PyArray_DTypeMeta,
-            given: *const *mut PyArray_Descr,
-            loop_descrs: *mut *mut PyArray_Descr,
-            _view_offset: *mut npy_intp,
-        ) -> c_int {
-            let $r = Resolution { dtypes, given, loop_descrs };
-            with_gil_guard(-1, |$py| $body)
+            _method: *mut std::ffi::c_void,
+            dtypes: *const *mut $crate::ffi::PyArray_DTypeMeta,
+            given: *const *mut $crate::ffi::PyArray_Descr,
+            loop_descrs: *mut *mut $crate::ffi::PyArray_Descr,
+            _view_offset: *mut $crate::ffi::npy_intp,
+        ) -> std::ffi::c_int {
+            let $r = $crate::casts::resolve::Resolution { dtypes, given, loop_descrs };
+            $crate::error::with_gil_guard(-1, |$py| $body)
         }
     };
 }
+pub(super) use resolver;
 
 resolver!(
     /// StringDType to StringDType: unsafe when missing values would become strings.

@@ -261,6 +261,10 @@ pub fn given_na_object(value: Bound<'_, PyAny>) -> PyResult<Option<Bound<'_, PyA
     Ok((!value.is(&no_value)).then_some(value))
 }
 
+/// The descriptor's `kind`: a letter NumPy does not use, so that no library mistakes it
+/// for NumPy's StringDType (kind 'T') or any other NumPy kind.
+pub const IDENTITY_KIND: u8 = b't';
+
 /// Creates a new, unowned descriptor with the given parameters and an empty arena.
 pub fn new_descr(
     py: Python<'_>,
@@ -295,7 +299,10 @@ pub fn new_descr(
         base.elsize = 16;
         base.alignment = 8;
         base.flags |= NPY_NEEDS_INIT | NPY_LIST_PICKLE | NPY_ITEM_REFCOUNT;
-        base.kind = b'T' as _;
+        // Not NumPy's kind 'T': code that dispatches on it (h5py) calls NumPy's C string
+        // API, which would read these views as NumPy's packed strings. The char stays
+        // 'T': `np.strings` takes its variable-width path on it (docs/design.md).
+        base.kind = IDENTITY_KIND as _;
         base.type_ = b'T' as _;
         (*descr).na_object = na_object.map_or(ptr::null_mut(), |o| o.clone().into_ptr());
         (*descr).state = Box::into_raw(state);

@@ -25,6 +25,8 @@ pub enum Dt {
     UInt64,
     /// NumPy's `U`.
     Unicode,
+    /// NumPy's own StringDType.
+    NumpyString,
     /// NumPy's `S`.
     Bytes,
     /// NumPy's `object`.
@@ -41,6 +43,7 @@ impl Dt {
             Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
             Dt::UInt64 => builtin_dtype(BuiltinDType::UInt64),
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
+            Dt::NumpyString => builtin_dtype(BuiltinDType::NumpyString),
             Dt::Bytes => builtin_dtype(BuiltinDType::Bytes),
             Dt::Object => builtin_dtype(BuiltinDType::Object),
             Dt::AnyInt => int_abstract_dtype(),
@@ -203,8 +206,8 @@ fn add_loop(
     Ok(())
 }
 
-/// Promoters for every mix of this loop's string inputs with `U`, and of its integer
-/// inputs with any integer DType.
+/// Promoters for every mix of this loop's string inputs with `U` and NumPy's own
+/// StringDType, and of its integer inputs with any integer DType.
 fn add_promoters(
     py: Python<'_>,
     ufunc: &Bound<'_, PyAny>,
@@ -212,22 +215,27 @@ fn add_promoters(
     nin: usize,
     unsigned_counts: bool,
 ) -> PyResult<()> {
+    const STRING_INPUTS: [Dt; 3] = [Dt::Ours, Dt::Unicode, Dt::NumpyString];
     let strings: Vec<usize> = (0..nin).filter(|&i| dtypes[i] == Dt::Ours).collect();
-    // Every choice of string inputs that come in as `U` (or Python str), short of all.
-    for mask in 0..(1u32 << strings.len()) {
+    let has_int = dtypes[..nin].contains(&Dt::Int64);
+    // Every choice of DType for the string inputs (a number in base 3, a digit each)
+    // that keeps at least one of this package's: inputs of NumPy's dtypes only stay
+    // NumPy's.
+    for choice in 0..3usize.pow(strings.len() as u32) {
         let mut pattern: Vec<Option<Dt>> = dtypes[..nin]
             .iter()
             .map(|&d| Some(if d == Dt::Int64 { Dt::AnyInt } else { d }))
             .collect();
-        for (bit, &i) in strings.iter().enumerate() {
-            if mask & (1 << bit) != 0 {
-                pattern[i] = Some(Dt::Unicode);
-            }
+        let mut digits = choice;
+        for &i in &strings {
+            pattern[i] = Some(STRING_INPUTS[digits % 3]);
+            digits /= 3;
         }
-        let has_int = dtypes[..nin].contains(&Dt::Int64);
-        // All-`U` inputs stay NumPy's: at least one operand must be ours.
-        let all_unicode = mask == (1u32 << strings.len()) - 1;
-        if (mask == 0 && !has_int) || all_unicode {
+        let ours = strings
+            .iter()
+            .filter(|&&i| pattern[i] == Some(Dt::Ours))
+            .count();
+        if ours == 0 || (ours == strings.len() && !has_int) {
             continue;
         }
         pattern.extend(std::iter::repeat_n(None, dtypes.len() - nin));
@@ -318,9 +326,9 @@ unsafe fn promote_with(
     })
 }
 
-/// The promoter: `U` (and this package's StringDType) inputs become StringDType,
-/// integers become int64 (uint64 stays uint64 for loops with `UNSIGNED` counts); fixed
-/// signature entries are kept; outputs are left to the loop.
+/// The promoter: `U`, NumPy's StringDType (and this package's) inputs become this
+/// package's StringDType, integers become int64 (uint64 stays uint64 for loops with
+/// `UNSIGNED` counts); fixed signature entries are kept; outputs are left to the loop.
 unsafe extern "C" fn promote<const UNSIGNED: bool>(
     ufunc: *mut PyObject,
     op_dtypes: *const *mut PyArray_DTypeMeta,
@@ -328,10 +336,11 @@ unsafe extern "C" fn promote<const UNSIGNED: bool>(
     new_op_dtypes: *mut *mut PyArray_DTypeMeta,
 ) -> c_int {
     let unicode = builtin_dtype(BuiltinDType::Unicode);
+    let numpy_string = builtin_dtype(BuiltinDType::NumpyString);
     let choose = |i, nin, given| {
         if i >= nin {
             given
-        } else if given == unicode || given == dtype_class() {
+        } else if given == unicode || given == numpy_string || given == dtype_class() {
             dtype_class()
         } else if UNSIGNED && given == builtin_dtype(BuiltinDType::UInt64) {
             given
