@@ -154,15 +154,9 @@ fn load_and_store(
     // SAFETY: `element` is an element of NumPy's source array, its allocator locked.
     let status = unsafe { NpyString_load(allocator.allocator, element, &mut unpacked) };
     match status {
-        0 => {
-            let bytes = static_bytes(&unpacked);
-            if std::str::from_utf8(bytes).is_err() {
-                return Err(PyValueError::new_err(
-                    "a numpy.dtypes.StringDType element holds invalid UTF-8",
-                ));
-            }
-            arena.store(bytes).py()
-        }
+        // NumPy's StringDType holds UTF-8 only (it validates every string it packs), so
+        // the bytes are not checked again; nothing here relies on them being valid.
+        0 => arena.store(static_bytes(&unpacked)).py(),
         1 if keeps_na => Ok(View::NA),
         1 => arena.store(na_name).py(),
         _ => Err(PyValueError::new_err(

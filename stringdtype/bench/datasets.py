@@ -78,6 +78,7 @@ class Inputs:
     arrow_view: Any = None  # pa.string_view() array of the strings
     series: Any = None  # polars Series of the strings
     encoded: Any = None  # the strings as UTF-8, an ``S`` array (for decode)
+    numpy_t: Any = None  # the strings as an array of NumPy's own StringDType
     a: Any = None  # the contestant's container of the strings
     b: Any = None  # and of the rotated strings
     dtype: Any = None  # the contestant's NumPy dtype, if it has one
@@ -100,6 +101,7 @@ def make_inputs(spec: DatasetSpec, strings: list[str]) -> Inputs:
         arrow_view=pa.array(strings, type=pa.string_view()) if pa else None,
         series=pl.Series(strings, dtype=pl.String) if pl else None,
         encoded=np.array([s.encode() for s in strings], dtype="S"),
+        numpy_t=np.array(strings, dtype=np.dtypes.StringDType()),
     )
 
 

@@ -20,6 +20,8 @@ from .regex_ops import REGEX_NOTES, REGEX_OPS, REGEX_VIA
 from .rows import Op, row
 from .string_ops import STRING_OPS
 
+NUMPY_T = np.dtypes.StringDType()
+
 
 def _pa_sort(d: Inputs) -> Any:
     return pc.take(d.a, pc.array_sort_indices(d.a))
@@ -87,6 +89,17 @@ ARRAY_OPS: dict[str, dict[str, Op]] = {
         U=None,
         pyarrow=lambda d: d.a.to_numpy(zero_copy_only=False).astype(d.fixed.dtype),
         polars=lambda d: d.a.to_numpy().astype(d.fixed.dtype),
+    ),
+    # NumPy's own StringDType and back; the `_object` rows are the path without a cast
+    # between the two (through Python objects), for this package only.
+    "to_numpy_T": row(lambda d: d.a.astype(NUMPY_T)),
+    "to_numpy_T_object": row(stringdtype=lambda d: d.a.astype(object).astype(NUMPY_T)),
+    "from_numpy_T": row(
+        lambda d: d.numpy_t.astype(d.dtype),
+        U=lambda d: d.numpy_t.astype(d.fixed.dtype),
+    ),
+    "from_numpy_T_object": row(
+        stringdtype=lambda d: d.numpy_t.astype(object).astype(d.dtype),
     ),
     "eq_scalar": row(
         lambda d: d.a == d.scalar,
@@ -214,6 +227,8 @@ OP_NOTES = {
     "partition": "partition: sep passed as a 0-d array of the array's dtype "
     "(NumPy 2.4 lacks the (StringDType, str) loop)",
     "copy": "copy: pyarrow and polars arrays are immutable (n/a)",
+    "to_numpy_T": "to_numpy_T: a.astype(np.dtypes.StringDType()); from_numpy_T: back, from "
+    "an array of NumPy's StringDType; *_object: the same through astype(object)",
     **REGEX_NOTES,
 }
 
