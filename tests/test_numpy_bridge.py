@@ -219,3 +219,22 @@ def test_casts_racing_in_opposite_directions_do_not_deadlock():
         """,
         timeout=120,
     )
+
+
+def test_libraries_that_know_numpys_dtype_take_a_safe_path():
+    # pyarrow reads NumPy's StringDType through NumPy's C string API: on this dtype it
+    # must refuse (to_arrow is the way), never read the views as NumPy's strings.
+    out = run_isolated(
+        """
+        import pyarrow as pa, polars as pl
+        values = ["a", "b" * 30, None]
+        a = np.array(values, dtype=StringDType(na_object=None))
+        try:
+            pa.array(a)
+        except (pa.ArrowException, TypeError) as exc:
+            print("pyarrow refuses:", type(exc).__name__)
+        assert pl.Series(a).to_list() == values
+        print("polars ok")
+        """
+    )
+    assert out.splitlines() == ["pyarrow refuses: ArrowNotImplementedError", "polars ok"]
