@@ -19,8 +19,13 @@ import functools
 from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
-from zarr.core.buffer.core import NDBuffer
-from zarr.dtype import DataTypeValidationError, VariableLengthUTF8, data_type_registry
+try:
+    from zarr.core.buffer.core import NDBuffer
+    from zarr.dtype import DataTypeValidationError, VariableLengthUTF8, data_type_registry
+except ImportError as exc:  # no zarr, or one before 3.1 (which has no data type registry)
+    raise ImportError(
+        "stringdtype.zarr needs zarr 3.1 or later: pip install 'zarr>=3.1'", name=exc.name
+    ) from exc
 
 from ._core import StringDType
 
