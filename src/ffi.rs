@@ -388,6 +388,10 @@ numpy_api! {
         /// `void NpyString_release_allocator(npy_string_allocator *)`.
         Array 318 since NPY_2_0_API_VERSION:
         fn NpyString_release_allocator(allocator: *mut NpyStringAllocator) -> ();
+        /// `PyArray_ArrFuncs *_PyDataType_GetArrFuncs(const PyArray_Descr *)`: the
+        /// legacy functions of a descriptor's DType.
+        Array 365 since NPY_2_0_API_VERSION:
+        fn _PyDataType_GetArrFuncs(descr: *mut PyArray_Descr) -> *mut c_void;
         /// `int PyUFunc_AddLoopFromSpec(PyObject *ufunc, PyArrayMethod_Spec *spec)`.
         Ufunc 43 since NPY_2_0_API_VERSION:
         fn PyUFunc_AddLoopFromSpec(ufunc: *mut PyObject, spec: *mut PyArrayMethod_Spec) -> c_int;
@@ -409,6 +413,18 @@ numpy_api! {
         /// `PyArray_IntAbstractDType`, the abstract DType of every integer.
         Array 366 since NPY_2_0_API_VERSION: int_abstract_dtype -> *mut PyArray_DTypeMeta;
     }
+}
+
+/// The start of `PyArray_ArrFuncs` (ndarraytypes.h), up to the two copy functions:
+/// `cast[NPY_NTYPES_ABI_COMPATIBLE]` (21 entries in every NumPy from 2.0 on), `getitem`,
+/// `setitem`, `copyswapn`, `copyswap`.
+#[repr(C)]
+pub struct PyArrayFuncsHead {
+    pub cast: [*mut c_void; 21],
+    pub getitem: *mut c_void,
+    pub setitem: *mut c_void,
+    pub copyswapn: *mut c_void,
+    pub copyswap: *mut c_void,
 }
 
 /// NumPy's opaque `npy_string_allocator`.

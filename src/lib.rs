@@ -4,6 +4,7 @@
 mod arenas;
 mod arrow;
 mod casts;
+mod copyswap;
 mod descr;
 mod dtype;
 mod element;
@@ -100,6 +101,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
             .getattr("type")?
             .call1(("StringScalar", bases, namespace))?;
     let cls = dtype::create(py, &scalar)?;
+    copyswap::install(py)?;
     ufuncs::register_all(py)?;
     ufuncs::add_ufuncs(m)?;
     // SAFETY: the class is immortal (leaked), so a borrowed reference is always valid.
