@@ -15,6 +15,8 @@
 //!   NumPy's own StringDType before 2.3 crashes on negative `center`/`ljust`/`rjust`/
 //!   `zfill` widths and reports `dtype.str` as `"|T16"`; neither concerns the package's
 //!   code (the widths work here, and `.str` is NumPy's).
+//!   Also in 2.3, a `multiply` whose result would be too long raises `OverflowError`
+//!   (2.2: `MemoryError`); the package raises `OverflowError` on every release.
 //! - **2.4** moved the legacy ArrFuncs DType slots from `1 << 10` to `1 << 11` (C API
 //!   feature version 0x15), to make room for `get_constant`.
 //! - **2.5** changed two rules that the package follows:
@@ -26,10 +28,23 @@
 //!     `na_object` on the left a missing value on the right acted as the empty string;
 //!     now `"a" < arr` raises for `na_object=None` like `arr < "a"`, and a NaN-like or
 //!     string `na_object` acts as on the right).
+//!   - bytes (`S`) and void (`V`) elements that are not UTF-8 cast to a StringDType
+//!     raise a `TypeError` (before: `S` ones were copied unchecked, giving an array whose
+//!     reading fails later, and `V` ones raised a `MemoryError`; the package raises a
+//!     `UnicodeDecodeError` there, its own choice). See [`Rules::invalid_utf8`].
+//!   - structured and subarray voids no longer cast to a StringDType: a `TypeError`
+//!     (before: the bytes of each element were read as those of an unstructured void).
+//!     See [`Rules::structured_void_to_string`].
 //! - Also in **2.5**, NumPy fixed three bugs where the package already followed Python's
 //!   `str` on every release (no rule here, listed so the tests know): a negative
 //!   `multiply` count gives `''` (2.0-2.1 raised `MemoryError`, 2.2-2.4 `OverflowError`),
 //!   `str_len` counts trailing NULs, and casts to complex parse `"1.5"` as `1.5+0j`.
+//!   It also repeats an empty string by any count at once (2.2-2.4 loop once per count).
+//! - Not followed yet (the `multiply` loops and promoters would read a rule here): a
+//!   `ulonglong` count of 2**63 or more (`np.strings.multiply` makes one of a Python int)
+//!   raises `OverflowError` on 2.3-2.4 and gives `''` on 2.5, and the package gives `''`
+//!   on every release; a uint64 count of 2**63 or more times `''` is `''` on 2.5 and an
+//!   `OverflowError` in the package.
 
 use std::ffi::{c_int, c_uint};
 use std::sync::OnceLock;
@@ -61,6 +76,16 @@ pub enum NaRule {
     Common,
 }
 
+/// Which exception a cast of `S` or `V` elements that are not UTF-8 to StringDType raises.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InvalidUtf8 {
+    /// A `UnicodeDecodeError` like Python's codec (NumPy 2.0-2.4, which has no rule of
+    /// its own: it copies `S` bytes unchecked and reports `V` ones as a `MemoryError`).
+    UnicodeDecodeError,
+    /// A `TypeError` with NumPy's message (NumPy 2.5 on).
+    TypeError,
+}
+
 /// The private ufuncs of `numpy._core.umath` that `np.strings` dispatches to and that not
 /// every supported release has, with the release that added them.
 const PRIVATE_UFUNCS_SINCE: [(&str, Release); 7] = [
@@ -85,6 +110,10 @@ pub struct Rules {
     /// Whether a float64 NaN cast to a StringDType with a NaN-like `na_object` becomes the
     /// missing value (NumPy 2.3 on) rather than the string `"nan"`.
     pub float_nan_is_missing: bool,
+    pub invalid_utf8: InvalidUtf8,
+    /// Whether a structured or subarray void casts to StringDType as the bytes of each
+    /// element (NumPy 2.0-2.4) rather than raising a `TypeError` (2.5 on).
+    pub structured_void_to_string: bool,
 }
 
 /// C API feature version of NumPy 2.4 (`NPY_2_4_API_VERSION` in `numpyconfig.h`).
@@ -117,6 +146,12 @@ impl Rules {
                 NaRule::FirstOperand
             },
             float_nan_is_missing: release >= (2, 3),
+            invalid_utf8: if since_2_5 {
+                InvalidUtf8::TypeError
+            } else {
+                InvalidUtf8::UnicodeDecodeError
+            },
+            structured_void_to_string: !since_2_5,
         }
     }
 

@@ -73,9 +73,10 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
     let dst_descr = pairs.dst_descr;
     let state = pairs.src().state();
     let builtins = py.import("builtins")?;
-    // Long doubles, datetimes and timedeltas parse strings themselves (at full precision).
+    // Long doubles and datetimes parse strings themselves (at full precision).
     let long = elsize(dst_descr) > if is_kind(dst_descr, b"c") { 16 } else { 8 };
-    let convert = if is_kind(dst_descr, b"iu") {
+    let timedelta = is_kind(dst_descr, b"m");
+    let convert = if is_kind(dst_descr, b"ium") {
         Some(builtins.getattr("int")?)
     } else if is_kind(dst_descr, b"f") && !long {
         Some(builtins.getattr("float")?)
@@ -93,6 +94,14 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
             // SAFETY: as above.
             let text = unsafe { get_element(py, pairs.src(), src) }?.into_bound(py);
             match &convert {
+                Some(_) if timedelta && is_nat_text(&text)? => PyString::new(py, "NaT").into_any(),
+                // A timedelta is the integer count of its units, as NumPy's `int(text)`
+                // (whitespace, `_` and non-ASCII digits included), within int64.
+                Some(convert) if timedelta => {
+                    let count = convert.call1((text,))?;
+                    count.extract::<i64>()?;
+                    count
+                }
                 Some(convert) => convert.call1((text,))?,
                 None => text,
             }
@@ -197,6 +206,13 @@ strided_loop!(pub(super) string_to_object, |pairs| {
 
 /// Elements [`string_to_object`] reads under one lock.
 const OBJECT_BATCH: isize = 1024;
+
+/// Whether `text` is a timedelta's NaT as NumPy's StringDType reads it: empty, or `nat` in
+/// any case (nothing around it).
+fn is_nat_text(text: &Bound<'_, PyAny>) -> PyResult<bool> {
+    let text = text.cast::<PyString>()?.to_str()?;
+    Ok(text.is_empty() || text.eq_ignore_ascii_case("nat"))
+}
 
 /// What a missing value becomes in a number or time array, as NumPy's StringDType does.
 fn missing_value<'py>(

@@ -10,7 +10,7 @@ use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, Error as CoreError, View};
 
-use super::pairs::{elsize, na_text, strided_loop, Pairs};
+use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
 use crate::descr::{DescrState, NaKind};
 use crate::element::{
@@ -18,6 +18,7 @@ use crate::element::{
 };
 use crate::error::{to_py, CoreResultExt};
 use crate::ffi::PyArray_Descr;
+use crate::numpy_version::{rules, InvalidUtf8};
 
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
@@ -308,8 +309,29 @@ strided_loop!(pub(super) string_to_unicode, |pairs| {
 strided_loop!(pub(super) bytes_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
 
 // `V` elements are bytes like `S` ones: UTF-8, trailing NULs trimmed, as NumPy's StringDType
-// (which reports invalid UTF-8 as a MemoryError; here it is a UnicodeDecodeError).
-strided_loop!(pub(super) void_to_string, |pairs| { fixed_bytes_to_string(&pairs) });
+// (for bytes that are not UTF-8, see `utf8_error`).
+strided_loop!(pub(super) void_to_string, |pairs| {
+    if !rules().structured_void_to_string {
+        refuse_structured(pairs.src_descr)?;
+    }
+    fixed_bytes_to_string(&pairs)
+});
+
+/// NumPy 2.5's TypeError for a structured or subarray `source` cast to StringDType.
+fn refuse_structured(source: *mut PyArray_Descr) -> PyResult<()> {
+    crate::error::attach(|py| {
+        // SAFETY: the loop's live source descriptor.
+        let source = unsafe { Bound::from_borrowed_ptr(py, source.cast()) };
+        if source.getattr("names")?.is_none() && source.getattr("subdtype")?.is_none() {
+            return Ok(());
+        }
+        Err(PyTypeError::new_err(format!(
+            "Only casts from unstructured void dtypes to StringDType are supported, but {} \
+             is a structured or subarray dtype.",
+            source.repr()?
+        )))
+    })
+}
 
 /// Stores the UTF-8 text of NUL-padded fixed-width byte elements (`S`, `V`), after
 /// validating all of them.
@@ -320,7 +342,7 @@ fn fixed_bytes_to_string(pairs: &Pairs<'_>) -> PyResult<()> {
         // SAFETY: an 'S' element holds `width` bytes.
         let raw = trim_nuls(unsafe { std::slice::from_raw_parts(src, width) });
         if std::str::from_utf8(raw).is_err() {
-            return Err(utf8_error(raw));
+            return Err(utf8_error(raw, pairs.src_descr));
         }
         all.extend_from_slice(raw);
         ends.push(all.len());
@@ -329,8 +351,20 @@ fn fixed_bytes_to_string(pairs: &Pairs<'_>) -> PyResult<()> {
     store_all(pairs, &all, &ends)
 }
 
-/// The UnicodeDecodeError Python's own UTF-8 codec raises for `raw`.
-fn utf8_error(raw: &[u8]) -> PyErr {
+/// The error for `S` or `V` elements (of descriptor `source`) that are not UTF-8: NumPy
+/// 2.5's TypeError, or before it the UnicodeDecodeError Python's own UTF-8 codec raises for
+/// `raw` (`numpy_version::InvalidUtf8`).
+fn utf8_error(raw: &[u8], source: *const PyArray_Descr) -> PyErr {
+    if rules().invalid_utf8 == InvalidUtf8::TypeError {
+        let target = if is_kind(source, b"V") {
+            "UTF-8"
+        } else {
+            "StringDType"
+        };
+        return PyTypeError::new_err(format!(
+            "Invalid UTF-8 bytes found, cannot convert to {target}"
+        ));
+    }
     crate::error::attach(|py| {
         // SAFETY: `raw` is a live byte slice; the codec returns a new reference or null
         // with the exception set.
