@@ -34,8 +34,9 @@ except ImportError:  # pandas < 3 accepts any ``na``
         return None
 
 
-# The dtype whose missing elements read as "": the input of kernels that refuse a NaN.
-_FILLED = _core.StringDType(na_object="")
+# The input of kernels that refuse a missing element: casting to a dtype without an
+# na_object turns each into the string "nan", whose results are then masked.
+_FILLED = _core.StringDType()
 _PREDICATES = ("isalnum", "isalpha", "isdigit", "isspace", "islower", "isupper", "istitle")
 _PREDICATES += ("isnumeric", "isdecimal")
 _CASES = ("lower", "upper", "title", "capitalize", "swapcase", "casefold")
@@ -54,7 +55,7 @@ class StringMethodsMixin(ObjectStringArrayMixin):
     # ---- inputs and results ------------------------------------------------------------
 
     def _filled(self):
-        """The backing array with missing elements read as ``""``, and the mask."""
+        """The backing array with each missing element a (masked) string, and the mask."""
         mask = self.isna()
         if mask.any():
             return self._ndarray.astype(_FILLED), mask
