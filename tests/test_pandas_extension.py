@@ -11,17 +11,20 @@ import string
 import numpy as np
 import pytest
 
-pd = pytest.importorskip("pandas", minversion="2.2")
+pd = pytest.importorskip("pandas", minversion="2.3")
 pytest.importorskip("pandas.tests.extension.base")
+
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
 import pandas._testing as tm
 from pandas.api.types import is_string_dtype
 from pandas.tests.extension import base
 from pandas.tests.extension.conftest import *
 
-from stringdtype.pandas import StringDTypeArray, StringDTypePandasDtype
+if not PANDAS_3:  # pandas 2 keeps some of the suite's fixtures in its top conftest
+    from pandas.conftest import *
 
-PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
+from stringdtype.pandas import StringDTypeArray, StringDTypePandasDtype
 
 
 @pytest.fixture
@@ -31,9 +34,13 @@ def dtype():
 
 @pytest.fixture
 def data(dtype):
-    strings = np.random.default_rng(2).choice(list(string.ascii_letters), size=10)
+    strings = np.random.default_rng(2).choice(
+        list(string.ascii_letters), size=10 if PANDAS_3 else 100
+    )
     while strings[0] == strings[1]:
-        strings = np.random.default_rng(2).choice(list(string.ascii_letters), size=10)
+        strings = np.random.default_rng(2).choice(
+            list(string.ascii_letters), size=10 if PANDAS_3 else 100
+        )
     return StringDTypeArray._from_sequence(strings, dtype=dtype)
 
 

@@ -9,11 +9,12 @@ import re
 import numpy as np
 import pytest
 
-pd = pytest.importorskip("pandas", minversion="2.2")
+pd = pytest.importorskip("pandas", minversion="2.3")
 
 import stringdtype.pandas  # noqa: F401 - registers "stringdtype"
 
 PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
 
 _ALPHABET = list("abcdeABCDE  xyz019_-.,") + ["ß", "é", "İ", "Σ", "ǅ", "ﬁ", "中", "😀", "\t"]
 
@@ -59,7 +60,8 @@ def pair():
 
 
 def _normal(value):
-    if isinstance(value, float) and np.isnan(value):
+    # pandas 2 pads expanded rows of other dtypes than its own with None, pandas 3 NaN
+    if value is None or (isinstance(value, float) and np.isnan(value)):
         return "<missing>"
     if isinstance(value, (list, tuple)):
         return type(value)(_normal(v) for v in value)
@@ -85,6 +87,12 @@ def _result_dtypes_match(result, expected, method):
     """
     if isinstance(expected, pd.DataFrame):
         strings = (PYTHON_STR, "str", "stringdtype", object)
+        if not PANDAS_3:
+            return all(
+                result[c].dtype == expected[c].dtype
+                or (expected[c].dtype in strings and result[c].dtype in strings)
+                for c in expected.columns
+            )
         return all(
             result[c].dtype == expected[c].dtype
             or (expected[c].dtype == PYTHON_STR and result[c].dtype in strings)
@@ -233,6 +241,8 @@ def _case_id(case):
 @pytest.mark.parametrize(("method", "args", "kwargs"), CASES, ids=[_case_id(c) for c in CASES])
 def test_str_method_matches_pandas_on_python_strings(pair, method, args, kwargs):
     ours, reference = pair
+    if not hasattr(reference.str, method):
+        pytest.skip(f"this pandas has no str.{method}")
     expected = _call(reference, method, args, kwargs)
     result = _call(ours, method, args, kwargs)
     assert _values(result) == _values(expected)
@@ -264,7 +274,7 @@ def test_str_methods_on_tiny_columns(size):
     ours = pd.Series(words, dtype="stringdtype")
     reference = pd.Series(words, dtype=PYTHON_STR)
     for method, args, kwargs in CASES:
-        if method == "repeat" and isinstance(args[0], list):
+        if method == "repeat" and isinstance(args[0], list) or not hasattr(reference.str, method):
             continue
         expected = _call(reference, method, args, kwargs)
         assert _values(_call(ours, method, args, kwargs)) == _values(expected), method
@@ -290,6 +300,10 @@ _PYTHON_METHODS = {"join", "translate", "wrap", "normalize", "get_dummies", "cat
 )
 def test_str_method_runs_on_kernels(pair, method, args, kwargs, monkeypatch):
     ours, _ = pair
+    if not hasattr(ours.str, method):
+        pytest.skip(f"this pandas has no str.{method}")
+    if method == "zfill" and not PANDAS_3:
+        pytest.skip("pandas 2 runs str.zfill per element without asking the array")
 
     def per_element(*args, **kwargs):
         raise AssertionError("ran Python per element")

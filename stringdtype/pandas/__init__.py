@@ -16,6 +16,11 @@ Importing this module registers the dtype; ``import stringdtype`` imports it whe
 is already imported.
 """
 
-from ._array import StringDTypeArray, StringDTypePandasDtype
+import pandas as _pandas
+
+if tuple(int(part) for part in _pandas.__version__.split(".")[:2]) < (2, 3):
+    raise ImportError(f"stringdtype.pandas needs pandas >= 2.3, not {_pandas.__version__}")
+
+from ._array import StringDTypeArray, StringDTypePandasDtype  # noqa: E402
 
 __all__ = ["StringDTypeArray", "StringDTypePandasDtype"]

@@ -113,7 +113,18 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
 
     @classmethod
     def _from_sequence(cls, scalars, *, dtype=None, copy=False):
+        if dtype is None:
+            # Without the dtype asked for (pandas 2 casting the result of a pointwise
+            # operation back), only strings and missing values make this dtype.
+            return cls(to_backing(scalars, copy=copy, strict=True))
         return cls(scalars, dtype=dtype, copy=copy)
+
+    @classmethod
+    def _from_scalars(cls, scalars, *, dtype):
+        # pandas 2.x: only strings and missing values make this dtype (Series.combine)
+        if lib.infer_dtype(scalars, skipna=True) not in ("string", "empty"):
+            raise ValueError("not a sequence of strings")
+        return cls._from_sequence(scalars, dtype=dtype)
 
     @classmethod
     def _from_sequence_of_strings(cls, strings, *, dtype=None, copy=False):
@@ -160,6 +171,9 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
             return np.array(self._validate_scalar(value), dtype=BACKING)
         return to_backing(value, strict=True)
 
+    # pandas 2.x asks an array whose dtype equals "string" for this name.
+    _maybe_convert_setitem_value = _validate_setitem_value
+
     def isna(self):
         return np.isnan(self._ndarray)
 
@@ -170,8 +184,8 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
     def __array__(self, dtype=None, copy=None):
         if dtype is not None and _is_our_numpy_dtype(np.dtype(dtype)):
             return self._ndarray.copy() if copy else self._ndarray
-        if copy is False:
-            raise ValueError("converting to object dtype always copies the strings")
+        if copy is False:  # no copy: the backing array itself (objects would be copies)
+            return self._ndarray
         result = self._ndarray.astype(object)
         return result if dtype is None else result.astype(dtype)
 
@@ -324,12 +338,23 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
 
     def factorize(self, use_na_sentinel=True):
         if pc is not None and self.ndim == 1:
-            encoding = "mask" if use_na_sentinel else "encode"
+            # Arrow's hash table over the exported views. Its null_encoding="encode"
+            # loses the null of string_view data (pyarrow 26), so nulls are masked here
+            # and put back in their place in order of appearance below.
             arrow = _convert.to_arrow_array(self._ndarray)
-            encoded = pc.dictionary_encode(arrow, null_encoding=encoding)
+            encoded = pc.dictionary_encode(arrow, null_encoding="mask")
             codes = encoded.indices.fill_null(-1).to_numpy().astype(np.intp)
-            return codes, type(self)(_convert.from_arrow_strings(encoded.dictionary))
-        codes, uniques = pd.factorize(self._ndarray.astype(object), use_na_sentinel=use_na_sentinel)
+            uniques = _convert.from_arrow_strings(encoded.dictionary)
+        else:
+            codes, objects = pd.factorize(self._ndarray.astype(object))
+            uniques = to_backing(objects)
+        missing = codes < 0
+        if not use_na_sentinel and missing.any():
+            first = int(np.argmax(missing))
+            place = int(codes[:first].max(initial=-1)) + 1
+            codes[codes >= place] += 1
+            codes[missing] = place
+            uniques = np.insert(uniques, place, np.array(np.nan, dtype=BACKING))
         return codes, type(self)(uniques)
 
     def unique(self):
@@ -343,15 +368,14 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
 
     def isin(self, values):
         if not isinstance(values, StringDTypeArray):
-            values = pd.array(values, dtype=object) if not is_array(values) else values
-            mask = np.array([isinstance(v, str) or pd.isna(v) for v in values], dtype=bool)
-            values = type(self)(np.asarray(values, dtype=object)[mask])
-        if pc is not None:
-            value_set = _convert.to_arrow_array(values._ndarray)
-            arrow = _convert.to_arrow_array(self._ndarray)
-            found = pc.is_in(arrow, value_set=value_set, skip_nulls=False)
-            return found.to_numpy(zero_copy_only=False).astype(bool)
-        return pd.Series(self.to_numpy()).isin(values.to_numpy()).to_numpy()
+            objects = np.asarray(values if is_array(values) else list(values), dtype=object)
+            keep = [isinstance(v, str) or (lib.is_scalar(v) and pd.isna(v)) for v in objects]
+            values = type(self)(objects[np.array(keep, dtype=bool)])
+        # Each distinct string is looked up once: factorize, then test the uniques.
+        codes, uniques = self.factorize(use_na_sentinel=False)
+        found = np.isin(uniques._ndarray, values._ndarray[~values.isna()])
+        found[uniques.isna()] = values._hasna
+        return found[codes]
 
     # ---- operators ---------------------------------------------------------------------
 
