@@ -250,7 +250,9 @@ def test_astype_round_trip(target):
         assert there.dtype == expected.dtype
     back = there.astype("stringdtype")
     assert back.dtype == "stringdtype"
-    if isinstance(target, str) and target == "str" and not PANDAS_3:  # NumPy's str: missing values became "nan"
+    if (
+        isinstance(target, str) and target == "str" and not PANDAS_3
+    ):  # NumPy's str: missing values became "nan"
         same_values(back, reference().astype(str))
     else:
         same_values(back, reference())

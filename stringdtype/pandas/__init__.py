@@ -21,6 +21,6 @@ import pandas as _pandas
 if tuple(int(part) for part in _pandas.__version__.split(".")[:2]) < (2, 3):
     raise ImportError(f"stringdtype.pandas needs pandas >= 2.3, not {_pandas.__version__}")
 
-from ._array import StringDTypeArray, StringDTypePandasDtype  # noqa: E402
+from ._array import StringDTypeArray, StringDTypePandasDtype
 
 __all__ = ["StringDTypeArray", "StringDTypePandasDtype"]
