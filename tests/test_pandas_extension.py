@@ -10,8 +10,10 @@ import string
 
 import numpy as np
 import pytest
+from conftest import package_only
 
 pd = pytest.importorskip("pandas", minversion="2.3")
+pytestmark = package_only
 pytest.importorskip("pandas.tests.extension.base")
 
 PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3

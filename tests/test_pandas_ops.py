@@ -10,8 +10,10 @@ import sys
 
 import numpy as np
 import pytest
+from conftest import package_only
 
 pd = pytest.importorskip("pandas", minversion="2.3")
+pytestmark = package_only
 
 import pandas._testing as tm
 

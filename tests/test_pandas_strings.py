@@ -8,8 +8,10 @@ import re
 
 import numpy as np
 import pytest
+from conftest import package_only
 
 pd = pytest.importorskip("pandas", minversion="2.3")
+pytestmark = package_only
 
 import stringdtype.pandas  # noqa: F401 - registers "stringdtype"
 

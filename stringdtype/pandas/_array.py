@@ -367,15 +367,24 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
         return pd.Series(counts, index=index, name="count", copy=False)
 
     def isin(self, values):
+        values = getattr(values, "array", values)
         if not isinstance(values, StringDTypeArray):
-            objects = np.asarray(values if is_array(values) else list(values), dtype=object)
-            keep = [isinstance(v, str) or (lib.is_scalar(v) and pd.isna(v)) for v in objects]
-            values = type(self)(objects[np.array(keep, dtype=bool)])
-        # Each distinct string is looked up once: factorize, then test the uniques.
-        codes, uniques = self.factorize(use_na_sentinel=False)
-        found = np.isin(uniques._ndarray, values._ndarray[~values.isna()])
-        found[uniques.isna()] = values._hasna
-        return found[codes]
+            try:
+                values = type(self)(to_backing(values, strict=True))
+            except TypeError:  # only the strings and missing values can be found
+                objects = np.asarray(values, dtype=object)
+                keep = [isinstance(v, str) or (lib.is_scalar(v) and pd.isna(v)) for v in objects]
+                values = type(self)(objects[np.array(keep, dtype=bool)])
+        if pc is None:
+            return pd.core.algorithms.isin(self.to_numpy(), values.to_numpy())
+        arrow = _convert.to_arrow_array(self._ndarray)
+        value_set = _convert.to_arrow_array(values._ndarray)
+        try:
+            found = pc.is_in(arrow, value_set=value_set, skip_nulls=False)
+        except NotImplementedError:  # a pyarrow without is_in for string_view
+            large = _convert.pa.large_string()
+            found = pc.is_in(arrow.cast(large), value_set=value_set.cast(large), skip_nulls=False)
+        return found.to_numpy(zero_copy_only=False)
 
     # ---- operators ---------------------------------------------------------------------
 

@@ -61,24 +61,30 @@ class StringMethodsMixin(ObjectStringArrayMixin):
             return self._ndarray.astype(_FILLED), mask
         return self._ndarray, mask
 
+    def _apply(self, kernel):
+        """``kernel`` of the backing array, or of ``_filled``'s strings where it refuses
+        a missing element; and the mask, which the caller applies to the result."""
+        mask = self.isna()
+        if not mask.any():
+            return kernel(self._ndarray), mask
+        try:
+            return kernel(self._ndarray), mask
+        except (TypeError, ValueError):
+            return kernel(self._ndarray.astype(_FILLED)), mask
+
     def _strings(self, result, mask):
         result = np.asarray(result)
         if not is_backing(result):
             result = result.astype(BACKING)
         if mask.any():
-            result[mask] = np.nan
+            stale = mask & ~np.isnan(result)  # most kernels propagate NaN themselves
+            if stale.any():
+                result[stale] = np.nan
         return self._from_backing_data(result)
 
     def _string_kernel(self, kernel):
         """``kernel`` (backing array -> strings) with missing elements kept missing."""
-        mask = self.isna()
-        if not mask.any():
-            return self._strings(kernel(self._ndarray), mask)
-        try:
-            result = kernel(self._ndarray)
-        except (TypeError, ValueError):
-            result = kernel(self._ndarray.astype(_FILLED))
-        return self._strings(result, mask)
+        return self._strings(*self._apply(kernel))
 
     @staticmethod
     def _booleans(result, mask, na=lib.no_default):
@@ -134,31 +140,32 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._booleans(ascii_only, mask)
 
     def _str_len(self):
-        values, mask = self._filled()
-        return self._numbers(np.strings.str_len(values), mask)
+        return self._numbers(*self._apply(np.strings.str_len))
 
     # ---- searching ---------------------------------------------------------------------
 
     def _str_contains(self, pat, case=True, flags=0, na=lib.no_default, regex=True):
         validate_na_arg(na, name="na")
-        values, mask = self._filled()
         if regex:
-            if not case:
-                flags |= re.IGNORECASE
-            found = sre.search(re.compile(pat, flags=flags), values)
+            compiled = re.compile(pat, flags=flags | (0 if case else re.IGNORECASE))
+            found, mask = self._apply(lambda a: sre.search(compiled, a))
         elif case:
-            found = sds.find(values, pat) >= 0
+            found, mask = self._apply(lambda a: sds.find(a, pat) >= 0)
         else:
-            found = sds.find(sds.upper(values), pat.upper()) >= 0
+            upper = pat.upper()
+            found, mask = self._apply(lambda a: sds.find(sds.upper(a), upper) >= 0)
         return self._booleans(found, mask, na)
 
     def _affix_test(self, function, pat, na):
         validate_na_arg(na, name="na")
-        values, mask = self._filled()
-        found = np.zeros(values.shape, dtype=bool)
-        for affix in (pat,) if isinstance(pat, str) else pat:
-            found |= function(values, affix)
-        return self._booleans(found, mask, na)
+
+        def test(values):
+            found = np.zeros(values.shape, dtype=bool)
+            for affix in (pat,) if isinstance(pat, str) else pat:
+                found |= function(values, affix)
+            return found
+
+        return self._booleans(*self._apply(test), na)
 
     def _str_startswith(self, pat, na=lib.no_default):
         return self._affix_test(sds.startswith, pat, na)
@@ -170,8 +177,8 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         validate_na_arg(na, name="na")
         if not case:
             flags |= re.IGNORECASE
-        values, mask = self._filled()
-        return self._booleans(function(re.compile(pat, flags=flags), values), mask, na)
+        compiled = re.compile(pat, flags=flags)
+        return self._booleans(*self._apply(lambda a: function(compiled, a)), na)
 
     def _str_match(self, pat, case=True, flags=0, na=lib.no_default):
         return self._regex_test(sre.match, pat, case, flags, na)
@@ -180,20 +187,17 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._regex_test(sre.fullmatch, pat, case, flags, na)
 
     def _str_count(self, pat, flags=0):
-        values, mask = self._filled()
-        return self._numbers(sre.count(re.compile(pat, flags=flags), values), mask)
+        compiled = re.compile(pat, flags=flags)
+        return self._numbers(*self._apply(lambda a: sre.count(compiled, a)))
 
     def _str_find(self, sub, start=0, end=None):
-        values, mask = self._filled()
-        return self._numbers(sds.find(values, sub, start, end), mask)
+        return self._numbers(*self._apply(lambda a: sds.find(a, sub, start, end)))
 
     def _str_rfind(self, sub, start=0, end=None):
-        values, mask = self._filled()
-        return self._numbers(sds.rfind(values, sub, start, end), mask)
+        return self._numbers(*self._apply(lambda a: sds.rfind(a, sub, start, end)))
 
     def _index_of(self, function, sub, start, end):
-        values, mask = self._filled()
-        found = function(values, sub, start, end)
+        found, mask = self._apply(lambda a: function(a, sub, start, end))
         if ((found < 0) & ~mask).any():
             raise ValueError("substring not found")
         return self._numbers(found, mask)
@@ -256,8 +260,7 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._strings(sds.slice(values, 0, stops), mask)
 
     def _str_slice(self, start=None, stop=None, step=None):
-        values, mask = self._filled()
-        return self._strings(sds.slice(values, start, stop, step), mask)
+        return self._string_kernel(lambda a: sds.slice(a, start, stop, step))
 
     def _str_get(self, i):
         if not lib.is_integer(i):
@@ -283,8 +286,8 @@ class StringMethodsMixin(ObjectStringArrayMixin):
     # ---- regular expressions with string and list results ------------------------------
 
     def _str_findall(self, pat, flags=0):
-        values, mask = self._filled()
-        return self._objects(sre.findall(re.compile(pat, flags=flags), values), mask)
+        compiled = re.compile(pat, flags=flags)
+        return self._objects(*self._apply(lambda a: sre.findall(compiled, a)))
 
     def _str_extract(self, pat, flags=0, expand=True):
         compiled = re.compile(pat, flags=flags)
@@ -355,8 +358,7 @@ def _predicate(name):
     function = getattr(np.strings, name)
 
     def test(self):
-        values, mask = self._filled()
-        return self._booleans(function(values), mask)
+        return self._booleans(*self._apply(function))
 
     test.__name__ = f"_str_{name}"
     return test
