@@ -42,7 +42,7 @@ class Column:
 
     s: Any  # the Series
     frame: Any  # DataFrame({"k": s, "v": 0..n-1})
-    right: Any  # DataFrame({"k": n / 10 of s's present values, "w": 1}): merge's right side
+    right: Any  # DataFrame({"k": up to n / 10 distinct present values, "w": 1})
     positions: list[int]  # where the single assignments go
 
 
@@ -129,9 +129,10 @@ def _columns(n: int) -> dict[str, Column]:
     rng = np.random.default_rng(SEED + 2)
     values = np.array(make_strings(spec), dtype=object)
     values[rng.random(n) < MISSING] = None
-    # Present values only: merge pairs missing keys with each other, n^2 / 1000 rows.
+    # A lookup table: distinct present values (merge pairs equal keys, missing ones too,
+    # so repeated keys on both sides would make the output, not the keys, the work).
     present = values[pd.notna(values)]
-    right_keys = present[rng.choice(len(present), size=max(n // 10, 1), replace=False)]
+    right_keys = pd.unique(present[rng.choice(len(present), size=max(n // 10, 1))])
     positions = rng.integers(0, n, ASSIGNMENTS).tolist()
     columns = {}
     for key, dtype in _dtypes().items():

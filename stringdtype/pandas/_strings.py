@@ -8,12 +8,13 @@ and ``stringdtype.regex``, and then applies the missing mask itself, so the resu
 not depend on how a kernel treats a missing element: string results are missing there,
 boolean results ``False`` (or ``na=``), numeric ones ``NaN`` (``float64``; ``int64``
 when nothing is missing), as pandas' ``str`` dtype gives. The methods without a kernel
-(``join``, ``translate``, ``wrap``, ``normalize``, ``get_dummies``, ``decode``, and
-``cat`` and ``extractall``, which pandas does not dispatch) run Python's ``str`` method
-per element through ``_str_map``, as pandas' own string arrays do.
+(``join``, ``translate``, ``wrap``, ``get_dummies``, ``decode``, ``normalize`` of the
+non-ASCII strings, and ``cat`` and ``extractall``, which pandas does not dispatch) run
+Python's ``str`` method per element, as pandas' own string arrays do.
 """
 
 import re
+import unicodedata
 
 import numpy as np
 from pandas import isna
@@ -134,10 +135,24 @@ class StringMethodsMixin(ObjectStringArrayMixin):
 
     # ---- case, predicates, length ------------------------------------------------------
 
-    def _str_isascii(self):
+    def _ascii(self):
+        """Which strings are ASCII (as many UTF-8 bytes as characters), and the mask."""
         values, mask = self._filled()
-        ascii_only = _core._utf8_nbytes(values) == np.strings.str_len(values)
-        return self._booleans(ascii_only, mask)
+        return _core._utf8_nbytes(values) == np.strings.str_len(values), mask
+
+    def _str_isascii(self):
+        return self._booleans(*self._ascii())
+
+    def _str_normalize(self, form):
+        # ASCII strings are their own normal form in all four forms: only the others
+        # go through unicodedata, one by one.
+        ascii_only, mask = self._ascii()
+        others = ~(ascii_only | mask)
+        result = self._ndarray.copy()
+        if others.any():
+            normalized = [unicodedata.normalize(form, x) for x in result[others].tolist()]
+            result[others] = np.array(normalized, dtype=BACKING)
+        return self._from_backing_data(result)
 
     def _str_len(self):
         return self._numbers(*self._apply(np.strings.str_len))
@@ -252,9 +267,9 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._strings(sds.slice(values, starts, None), mask)
 
     def _str_removesuffix(self, suffix):
-        values, mask = self._filled()
         if not suffix:
-            return self._strings(values, mask)
+            return self.copy()
+        values, mask = self._filled()
         lengths = np.strings.str_len(values)
         stops = np.where(sds.endswith(values, suffix), lengths - len(suffix), lengths)
         return self._strings(sds.slice(values, 0, stops), mask)
