@@ -325,3 +325,19 @@ def test_duckdb_takes_the_column():
     arrow_table = pa.Table.from_pandas(pd.DataFrame({"s": ours()}))  # noqa: F841 - read by name
     rows = duckdb.sql("select count(*), count(s), max(s) from arrow_table").fetchall()
     assert rows == [(len(WORDS), 7, "ß")]
+
+
+@pytest.mark.parametrize(
+    "method", ["rank", "drop_duplicates", "duplicated", "mode", "nunique", "min", "max"]
+)
+def test_series_methods(method):
+    result, expected = getattr(ours(), method)(), getattr(reference(), method)()
+    if isinstance(expected, pd.Series):
+        same_values(result, expected)
+    else:
+        assert result == expected
+
+
+def test_concat_with_pandas_string_columns_takes_this_dtype():
+    assert pd.concat([ours(), reference()]).dtype == "stringdtype"
+    assert pd.concat([reference(), ours()]).dtype == "stringdtype"
