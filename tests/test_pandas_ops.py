@@ -59,6 +59,10 @@ def test_constructors_take_the_name():
         assert made.dtype == "stringdtype"
         assert isinstance(made.dtype, StringDTypePandasDtype)
     assert pd.array(a, dtype="stringdtype").tolist() == ["x", np.nan, "yz"]
+    numpys = np.array(["x", None], dtype=np.dtypes.StringDType(na_object=None))
+    assert pd.array(numpys, dtype="stringdtype").tolist() == ["x", np.nan]
+    arrow = pd.Series(["x", None, "a string longer than twelve"], dtype="str")
+    assert pd.array(arrow, dtype="stringdtype").tolist() == ["x", np.nan, arrow[2]]
 
 
 def test_missing_values_are_nan():
