@@ -6,6 +6,7 @@ ones pandas makes there for its own string arrays of the NaN variant (``str``), 
 a string column differs from the suite's generic expectations in the same ways.
 """
 
+import operator
 import string
 
 import numpy as np
@@ -23,10 +24,39 @@ from pandas.api.types import is_string_dtype
 from pandas.tests.extension import base
 from pandas.tests.extension.conftest import *
 
-if not PANDAS_3:  # pandas 2 keeps some of the suite's fixtures in its top conftest
-    from pandas.conftest import *
-
 from stringdtype.pandas import StringDTypeArray, StringDTypePandasDtype
+
+if not PANDAS_3:
+    # pandas 2 keeps these fixtures of the suite in its top conftest, whose import would
+    # also load its hypothesis profile for the whole session: the same ones, here.
+    @pytest.fixture(params=tm.arithmetic_dunder_methods)
+    def all_arithmetic_operators(request):
+        return request.param
+
+    @pytest.fixture(
+        params=["count", "sum", "max", "min", "mean", "prod", "std", "var", "median"]
+        + ["kurt", "skew", "sem"]
+    )
+    def all_numeric_reductions(request):
+        return request.param
+
+    @pytest.fixture(params=["all", "any"])
+    def all_boolean_reductions(request):
+        return request.param
+
+    @pytest.fixture(params=["cumsum", "cumprod", "cummin", "cummax"])
+    def all_numeric_accumulations(request):
+        return request.param
+
+    ops = [operator.eq, operator.ne, operator.gt, operator.ge, operator.lt, operator.le]
+
+    @pytest.fixture(params=ops)
+    def comparison_op(request):
+        return request.param
+
+    @pytest.fixture(params=[None, lambda x: x])
+    def sort_by_key(request):
+        return request.param
 
 
 @pytest.fixture
