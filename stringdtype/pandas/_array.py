@@ -426,7 +426,7 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
         name = op.__name__.strip("_")
         if name in ("mul", "rmul"):
             if lib.is_bool(other) or getattr(getattr(other, "dtype", None), "kind", "") == "b":
-                raise TypeError("Cannot multiply StringArray by bools.")
+                raise TypeError("Cannot multiply a string column by bools; cast them to integers")
             if lib.is_integer(other) or getattr(getattr(other, "dtype", None), "kind", "") in "iu":
                 counts = np.asarray(other)
                 result = np.strings.multiply(self._ndarray, np.where(counts < 0, 0, counts))
@@ -499,7 +499,3 @@ def _fill_1d(values, missing, forward):
     result = values.take(np.clip(source, 0, n - 1))
     result[unfilled] = np.nan
     return result
-
-
-def is_array(values):
-    return isinstance(values, (np.ndarray, ExtensionArray))
