@@ -8,8 +8,16 @@
 array(['pear', 'a much longer string', None], dtype=StringDType(na_object=None))
 """
 
+import sys
+
 from . import regex, strings
 from ._core import StringDType, StringScalar, from_arrow, memory_info, memory_usage, to_arrow
+
+if "pandas" in sys.modules:  # register the pandas dtype "stringdtype" (docs/pandas.md)
+    try:
+        from . import pandas as _pandas  # noqa: F401
+    except ImportError:  # a pandas older than stringdtype.pandas supports
+        pass
 
 __all__ = [
     "StringDType",

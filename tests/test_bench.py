@@ -180,6 +180,7 @@ LAYERS = [
     "timing",
     "runner",
     "report",
+    "pandas_ops",
     "__init__",
 ]
 

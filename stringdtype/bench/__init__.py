@@ -24,7 +24,8 @@ as ``error: wrong result ...``.  ``--json PATH`` stores everything for
 The modules, each importing only those listed before it: ``libraries`` (the optional
 imports and ``attempt``), ``datasets``, ``contestants``, ``rows`` (how a table row is
 written), ``string_ops`` and ``operations`` (the table ``OPS``), ``timing``, ``runner``
-(one data set), ``report`` (tables, header, JSON) and this one (the command line).  A new
+(one data set), ``report`` (tables, header, JSON), ``pandas_ops`` (the pandas section,
+``--pandas``) and this one (the command line).  A new
 row joins a group of ``string_ops`` or ``operations``; a new family of rows gets a module
 of its own beside ``string_ops``, joined into ``OPS`` in ``operations``.
 """
@@ -99,6 +100,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "a cell whose warm-up takes longer is timed by that one call",
     )
     p.add_argument("--json", metavar="PATH", help="write all results as JSON")
+    p.add_argument("--pandas", action="store_true", help="also run the pandas section")
     args = p.parse_args(argv)
     if args.repeat < 1:
         p.error("--repeat must be at least 1")
@@ -139,6 +141,10 @@ def main(argv: list[str] | None = None) -> int:
         if args.json:  # after every data set, so a crash keeps what was measured
             with open(args.json, "w", encoding="utf-8") as f:
                 json.dump(to_json(results, everyone, args.ops, config), f, indent=1)
+    if args.pandas:
+        from .pandas_ops import section  # imported here: it is also a script of its own
+
+        print(section(args.quick, args.repeat, args.budget), flush=True)
     print(
         f"total {time.perf_counter() - started:.1f} s"
         + (f"; wrote {args.json}" if args.json else "")

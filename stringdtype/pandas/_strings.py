@@ -1,0 +1,385 @@
+"""``Series.str`` for the ``"stringdtype"`` column: pandas' ``_str_*`` hooks on this
+package's kernels.
+
+pandas' ``StringMethods`` calls ``array._str_<name>(...)`` for every method it dispatches;
+this mixin runs each of them on the backing ``StringDType`` array with ``np.strings``
+(this package's ufunc loops), ``stringdtype.strings`` (case conversions, split, encode)
+and ``stringdtype.regex``, and then applies the missing mask itself, so the results do
+not depend on how a kernel treats a missing element: string results are missing there,
+boolean results ``False`` (or ``na=``), numeric ones ``NaN`` (``float64``; ``int64``
+when nothing is missing), as pandas' ``str`` dtype gives. The methods without a kernel
+(``join``, ``translate``, ``wrap``, ``get_dummies``, ``decode``, ``normalize`` of the
+non-ASCII strings, and ``cat`` and ``extractall``, which pandas does not dispatch) run
+Python's ``str`` method per element, as pandas' own string arrays do.
+"""
+
+import re
+import unicodedata
+
+import numpy as np
+from pandas import isna
+from pandas._libs import lib
+from pandas.api.types import is_bool_dtype, is_integer_dtype, is_object_dtype, is_string_dtype
+from pandas.core.strings.object_array import ObjectStringArrayMixin
+
+from .. import _core
+from .. import regex as sre
+from .. import strings as sds
+from ._convert import BACKING, is_backing
+
+try:
+    from pandas.util._validators import validate_na_arg
+except ImportError:  # pandas < 3 accepts any ``na``
+
+    def validate_na_arg(value, name):
+        return None
+
+
+# The input of kernels that refuse a missing element: casting to a dtype without an
+# na_object turns each into the string "nan", whose results are then masked.
+_FILLED = _core.StringDType()
+_PREDICATES = ("isalnum", "isalpha", "isdigit", "isspace", "islower", "isupper", "istitle")
+_PREDICATES += ("isnumeric", "isdecimal")
+_CASES = ("lower", "upper", "title", "capitalize", "swapcase", "casefold")
+
+
+def _fill_for(na):
+    """The boolean result of a missing element: ``False`` unless ``na`` says otherwise."""
+    if na is lib.no_default or na is None or (lib.is_scalar(na) and isna(na)):
+        return False
+    return bool(na)
+
+
+class StringMethodsMixin(ObjectStringArrayMixin):
+    """The ``_str_*`` methods of ``StringDTypeArray``."""
+
+    # ---- inputs and results ------------------------------------------------------------
+
+    def _filled(self):
+        """The backing array with each missing element a (masked) string, and the mask."""
+        mask = self.isna()
+        if mask.any():
+            return self._ndarray.astype(_FILLED), mask
+        return self._ndarray, mask
+
+    def _apply(self, kernel):
+        """``kernel`` of the backing array, or of ``_filled``'s strings where it refuses
+        a missing element; and the mask, which the caller applies to the result."""
+        mask = self.isna()
+        if not mask.any():
+            return kernel(self._ndarray), mask
+        try:
+            return kernel(self._ndarray), mask
+        except (TypeError, ValueError):
+            return kernel(self._ndarray.astype(_FILLED)), mask
+
+    def _strings(self, result, mask):
+        result = np.asarray(result)
+        if not is_backing(result):
+            result = result.astype(BACKING)
+        if mask.any():
+            stale = mask & ~np.isnan(result)  # most kernels propagate NaN themselves
+            if stale.any():
+                result[stale] = np.nan
+        return self._from_backing_data(result)
+
+    def _string_kernel(self, kernel):
+        """``kernel`` (backing array -> strings) with missing elements kept missing."""
+        return self._strings(*self._apply(kernel))
+
+    @staticmethod
+    def _booleans(result, mask, na=lib.no_default):
+        result = np.array(result, dtype=bool)
+        result[mask] = _fill_for(na)
+        return result
+
+    @staticmethod
+    def _numbers(result, mask):
+        result = np.asarray(result)
+        if mask.any():
+            result = result.astype(np.float64)
+            result[mask] = np.nan
+            return result
+        return result.astype(np.int64, copy=False)
+
+    @staticmethod
+    def _objects(result, mask):
+        result = np.asarray(result, dtype=object)
+        if mask.any():
+            result[mask] = np.nan
+        return result
+
+    def _str_map(self, f, na_value=lib.no_default, dtype=None, convert=True):
+        """``f`` on each present string in Python, with pandas' ``str`` results."""
+        dtype = self.dtype if dtype is None else dtype
+        if na_value is lib.no_default:
+            na_value = False if is_bool_dtype(dtype) else np.nan
+        mask = self.isna()
+        values = self._ndarray.astype(object)
+        if is_integer_dtype(dtype) or is_bool_dtype(dtype):
+            missing = lib.is_scalar(na_value) and isna(na_value)
+            fill = (0 if is_integer_dtype(dtype) else False) if missing else na_value
+            result = lib.map_infer_mask(
+                values, f, mask.view("uint8"), convert=False, na_value=fill, dtype=np.dtype(dtype)
+            )
+            if missing and is_integer_dtype(dtype) and mask.any():
+                result = result.astype(np.float64)
+                result[mask] = np.nan
+            return result
+        if is_string_dtype(dtype) and not is_object_dtype(dtype):
+            result = lib.map_infer_mask(
+                values, f, mask.view("uint8"), convert=False, na_value=na_value
+            )
+            return type(self)._from_sequence(result)
+        return lib.map_infer_mask(values, f, mask.view("uint8"))
+
+    # ---- case, predicates, length ------------------------------------------------------
+
+    def _ascii(self):
+        """Which strings are ASCII (as many UTF-8 bytes as characters), and the mask."""
+        values, mask = self._filled()
+        return _core._utf8_nbytes(values) == np.strings.str_len(values), mask
+
+    def _str_isascii(self):
+        return self._booleans(*self._ascii())
+
+    def _str_normalize(self, form):
+        # ASCII strings are their own normal form in all four forms: only the others
+        # go through unicodedata, one by one.
+        ascii_only, mask = self._ascii()
+        others = ~(ascii_only | mask)
+        result = self._ndarray.copy()
+        if others.any():
+            normalized = [unicodedata.normalize(form, x) for x in result[others].tolist()]
+            result[others] = np.array(normalized, dtype=BACKING)
+        return self._from_backing_data(result)
+
+    def _str_len(self):
+        return self._numbers(*self._apply(np.strings.str_len))
+
+    # ---- searching ---------------------------------------------------------------------
+
+    def _str_contains(self, pat, case=True, flags=0, na=lib.no_default, regex=True):
+        validate_na_arg(na, name="na")
+        if regex:
+            compiled = re.compile(pat, flags=flags | (0 if case else re.IGNORECASE))
+            found, mask = self._apply(lambda a: sre.search(compiled, a))
+        elif case:
+            found, mask = self._apply(lambda a: sds.find(a, pat) >= 0)
+        else:
+            upper = pat.upper()
+            found, mask = self._apply(lambda a: sds.find(sds.upper(a), upper) >= 0)
+        return self._booleans(found, mask, na)
+
+    def _affix_test(self, function, pat, na):
+        validate_na_arg(na, name="na")
+
+        def test(values):
+            found = np.zeros(values.shape, dtype=bool)
+            for affix in (pat,) if isinstance(pat, str) else pat:
+                found |= function(values, affix)
+            return found
+
+        return self._booleans(*self._apply(test), na)
+
+    def _str_startswith(self, pat, na=lib.no_default):
+        return self._affix_test(sds.startswith, pat, na)
+
+    def _str_endswith(self, pat, na=lib.no_default):
+        return self._affix_test(sds.endswith, pat, na)
+
+    def _regex_test(self, function, pat, case, flags, na):
+        validate_na_arg(na, name="na")
+        if not case:
+            flags |= re.IGNORECASE
+        compiled = re.compile(pat, flags=flags)
+        return self._booleans(*self._apply(lambda a: function(compiled, a)), na)
+
+    def _str_match(self, pat, case=True, flags=0, na=lib.no_default):
+        return self._regex_test(sre.match, pat, case, flags, na)
+
+    def _str_fullmatch(self, pat, case=True, flags=0, na=lib.no_default):
+        return self._regex_test(sre.fullmatch, pat, case, flags, na)
+
+    def _str_count(self, pat, flags=0):
+        compiled = re.compile(pat, flags=flags)
+        return self._numbers(*self._apply(lambda a: sre.count(compiled, a)))
+
+    def _str_find(self, sub, start=0, end=None):
+        return self._numbers(*self._apply(lambda a: sds.find(a, sub, start, end)))
+
+    def _str_rfind(self, sub, start=0, end=None):
+        return self._numbers(*self._apply(lambda a: sds.rfind(a, sub, start, end)))
+
+    def _index_of(self, function, sub, start, end):
+        found, mask = self._apply(lambda a: function(a, sub, start, end))
+        if ((found < 0) & ~mask).any():
+            raise ValueError("substring not found")
+        return self._numbers(found, mask)
+
+    def _str_index(self, sub, start=0, end=None):
+        return self._index_of(sds.find, sub, start, end)
+
+    def _str_rindex(self, sub, start=0, end=None):
+        return self._index_of(sds.rfind, sub, start, end)
+
+    # ---- transforming ------------------------------------------------------------------
+
+    def _str_replace(self, pat, repl, n=-1, case=True, flags=0, regex=True):
+        if case is False:
+            flags |= re.IGNORECASE
+        if regex or flags or callable(repl):
+            if not isinstance(pat, re.Pattern):
+                pat = re.compile(re.escape(pat) if regex is False else pat, flags=flags)
+            count = max(n, 0)
+            return self._string_kernel(lambda a: sre.sub(pat, repl, a, count=count))
+        return self._string_kernel(lambda a: sds.replace(a, pat, repl, n))
+
+    def _str_repeat(self, repeats):
+        if lib.is_integer(repeats):
+            counts = max(int(repeats), 0)
+        else:
+            counts = np.asarray(repeats)
+            if counts.dtype.kind not in "iu":
+                return super()._str_repeat(repeats)
+            counts = np.maximum(counts, 0)
+        return self._string_kernel(lambda a: np.strings.multiply(a, counts))
+
+    def _str_pad(self, width, side="left", fillchar=" "):
+        function = {"left": sds.rjust, "right": sds.ljust, "both": sds.center}[side]
+        return self._string_kernel(lambda a: function(a, width, fillchar))
+
+    def _str_zfill(self, width):
+        return self._string_kernel(lambda a: sds.zfill(a, width))
+
+    def _str_strip(self, to_strip=None):
+        return self._string_kernel(lambda a: sds.strip(a, to_strip))
+
+    def _str_lstrip(self, to_strip=None):
+        return self._string_kernel(lambda a: sds.lstrip(a, to_strip))
+
+    def _str_rstrip(self, to_strip=None):
+        return self._string_kernel(lambda a: sds.rstrip(a, to_strip))
+
+    def _str_removeprefix(self, prefix):
+        values, mask = self._filled()
+        starts = np.where(sds.startswith(values, prefix), len(prefix), 0)
+        return self._strings(sds.slice(values, starts, None), mask)
+
+    def _str_removesuffix(self, suffix):
+        if not suffix:
+            return self.copy()
+        values, mask = self._filled()
+        lengths = np.strings.str_len(values)
+        stops = np.where(sds.endswith(values, suffix), lengths - len(suffix), lengths)
+        return self._strings(sds.slice(values, 0, stops), mask)
+
+    def _str_slice(self, start=None, stop=None, step=None):
+        return self._string_kernel(lambda a: sds.slice(a, start, stop, step))
+
+    def _str_get(self, i):
+        if not lib.is_integer(i):
+            return super()._str_get(i)
+        values, mask = self._filled()
+        lengths = np.strings.str_len(values)
+        stop = i + 1 if i != -1 else None
+        result = sds.slice(values, i, stop)
+        absent = mask | (i >= lengths) | (i < -lengths)
+        return self._strings(result, absent)
+
+    def _str_slice_replace(self, start=None, stop=None, repl=None):
+        values, mask = self._filled()
+        repl = "" if repl is None else repl
+        head = sds.slice(values, 0, start) if start is not None else np.zeros_like(values)
+        result = sds.add(head, repl)
+        if stop is not None:
+            empty = np.strings.str_len(sds.slice(values, start, stop)) == 0
+            tail_start = np.where(empty, 0 if start is None else start, stop)
+            result = sds.add(result, sds.slice(values, tail_start, None))
+        return self._strings(result, mask)
+
+    # ---- regular expressions with string and list results ------------------------------
+
+    def _str_findall(self, pat, flags=0):
+        compiled = re.compile(pat, flags=flags)
+        return self._objects(*self._apply(lambda a: sre.findall(compiled, a)))
+
+    def _str_extract(self, pat, flags=0, expand=True):
+        compiled = re.compile(pat, flags=flags)
+        values, mask = self._filled()
+        if not expand:
+            return self._strings(sre.extract(compiled, values, 1, na_object=np.nan), mask)
+        columns = [
+            sre.extract(compiled, values, group, na_object=np.nan).astype(object)
+            for group in range(1, compiled.groups + 1)
+        ]
+        rows = np.empty((len(values), compiled.groups), dtype=object)
+        for group, column in enumerate(columns):
+            rows[:, group] = column
+        rows[mask] = np.nan
+        return rows
+
+    def _str_split(self, pat=None, n=-1, expand=False, regex=None):
+        values, mask = self._filled()
+        if pat is None:
+            pieces = sds.split(values, None, -1 if n is None or n == 0 else n)
+            return self._objects(pieces, mask)
+        if regex is True or isinstance(pat, re.Pattern) or (regex is None and len(pat) != 1):
+            maxsplit = 0 if n is None or n == -1 else n
+            return self._objects(sre.split(re.compile(pat), values, maxsplit), mask)
+        pieces = sds.split(values, pat, -1 if n is None or n == 0 else n)
+        return self._objects(pieces, mask)
+
+    def _str_rsplit(self, pat=None, n=-1):
+        if pat is not None and not isinstance(pat, str):
+            raise TypeError(f"expected a string object, not {type(pat).__name__}")
+        values, mask = self._filled()
+        return self._objects(sds.rsplit(values, pat, -1 if n is None or n == 0 else n), mask)
+
+    def _partition(self, function, sep):
+        values, mask = self._filled()
+        parts = [part.tolist() for part in function(values, sep)]
+        result = np.fromiter(zip(*parts, strict=True), dtype=object, count=len(values))
+        return self._objects(result, mask)
+
+    def _str_partition(self, sep, expand):
+        if not sep:
+            raise ValueError("empty separator")
+        return self._partition(sds.partition, sep)
+
+    def _str_rpartition(self, sep, expand):
+        if not sep:
+            raise ValueError("empty separator")
+        return self._partition(sds.rpartition, sep)
+
+    def _str_encode(self, encoding, errors="strict"):
+        values, mask = self._filled()
+        if sds.endswith(values, "\x00").any():  # an ``S`` array drops trailing NULs
+            return super()._str_encode(encoding, errors)
+        return self._objects(sds.encode(values, encoding, errors).astype(object), mask)
+
+
+def _case(name):
+    function = getattr(sds, name)
+
+    def convert(self):
+        return self._string_kernel(function)
+
+    convert.__name__ = f"_str_{name}"
+    return convert
+
+
+def _predicate(name):
+    function = getattr(np.strings, name)
+
+    def test(self):
+        return self._booleans(*self._apply(function))
+
+    test.__name__ = f"_str_{name}"
+    return test
+
+
+for _name in _CASES:
+    setattr(StringMethodsMixin, f"_str_{_name}", _case(_name))
+for _name in _PREDICATES:
+    setattr(StringMethodsMixin, f"_str_{_name}", _predicate(_name))

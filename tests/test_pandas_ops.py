@@ -1,0 +1,347 @@
+"""The ``"stringdtype"`` column outside ``.str``: construction and registration,
+comparisons, ``+``, sorting, hashing (unique, factorize, value_counts, groupby, merge,
+isin), concat, fillna, where, assignment, casts, NumPy and Arrow exchange without copies,
+and CSV and Parquet round trips, each against pandas on Python ``str`` objects.
+"""
+
+import io
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from conftest import package_only
+
+pd = pytest.importorskip("pandas", minversion="2.3")
+pytestmark = package_only
+
+import pandas._testing as tm
+
+from stringdtype import StringDType, memory_info
+from stringdtype.pandas import StringDTypePandasDtype
+
+PYTHON_STR = pd.StringDtype("python", na_value=np.nan)
+PANDAS_3 = int(pd.__version__.split(".")[0]) >= 3
+WORDS = ["pear", None, "apple", "", "straße", "a string longer than 12", "pear", np.nan, "ß"]
+
+
+def ours(values=WORDS, **kwargs):
+    return pd.Series(values, dtype="stringdtype", **kwargs)
+
+
+def reference(values=WORDS, **kwargs):
+    return pd.Series(values, dtype=PYTHON_STR, **kwargs)
+
+
+def same_values(result, expected):
+    """Equal values (NaN where missing), the dtype aside."""
+    tm.assert_series_equal(
+        result.astype(object),
+        expected.astype(object),
+        check_dtype=False,
+        check_index_type=False,
+        check_names=False,
+    )
+
+
+# ---- construction and registration -----------------------------------------------------
+
+
+def test_constructors_take_the_name():
+    a = np.array(["x", None, "yz"], dtype=StringDType(na_object=None))
+    frame = pd.DataFrame({"s": ["x", None]}).astype({"s": "stringdtype"})
+    for made in (
+        pd.Series(WORDS, dtype="stringdtype"),
+        pd.array(a, dtype="stringdtype"),
+        frame["s"],
+        pd.read_csv(io.StringIO("s\nx\n\nyz\n"), dtype={"s": "stringdtype"})["s"],
+    ):
+        assert made.dtype == "stringdtype"
+        assert isinstance(made.dtype, StringDTypePandasDtype)
+    assert pd.array(a, dtype="stringdtype").tolist() == ["x", np.nan, "yz"]
+    numpys = np.array(["x", None], dtype=np.dtypes.StringDType(na_object=None))
+    assert pd.array(numpys, dtype="stringdtype").tolist() == ["x", np.nan]
+    arrow = pd.Series(["x", None, "a string longer than twelve"], dtype="str")
+    assert pd.array(arrow, dtype="stringdtype").tolist() == ["x", np.nan, arrow[2]]
+
+
+def test_missing_values_are_nan():
+    s = ours([None, pd.NA, np.nan, float("nan"), "x"])
+    assert s.isna().tolist() == [True, True, True, True, False]
+    assert isinstance(s[0], float) and np.isnan(s[0])
+    assert isinstance(s.dtype.na_value, float) and np.isnan(s.dtype.na_value)
+
+
+def test_non_strings_become_their_str_and_assignment_refuses_them():
+    assert ours([1, 2.5, True]).tolist() == ["1", "2.5", "True"]
+    s = ours(["a", "b"])
+    with pytest.raises(TypeError, match="Value should be a string or missing value"):
+        s[0] = 1
+
+
+def _run(code):
+    return subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True
+    ).stdout
+
+
+def test_import_stringdtype_does_not_import_pandas():
+    assert _run("import sys, stringdtype; print('pandas' in sys.modules)").strip() == "False"
+
+
+def test_import_stringdtype_registers_when_pandas_is_imported():
+    code = "import pandas as pd, stringdtype; print(pd.Series(['a'], dtype='stringdtype').dtype)"
+    assert _run(code).strip() == "stringdtype"
+
+
+# ---- operators -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", ["eq", "ne", "lt", "le", "gt", "ge"])
+@pytest.mark.parametrize("other", ["pear", "", "ß", np.nan, "list"])
+def test_comparisons(op, other):
+    if isinstance(other, str) and other == "list":
+        other = list(reversed(WORDS))
+    result = getattr(ours(), op)(other)
+    expected = getattr(reference(), op)(other)
+    tm.assert_series_equal(result, expected)
+    assert result.dtype == np.bool_
+
+
+def test_comparison_with_other_string_columns():
+    for other in (reference(), pd.Series(WORDS, dtype="str"), pd.Series(WORDS, dtype=object)):
+        tm.assert_series_equal(ours() == other, reference() == reference())
+        tm.assert_series_equal(other == ours(), reference() == reference())
+
+
+def test_comparison_with_a_number():
+    assert not (ours() == 1).any()
+    assert (ours() != 1).all()
+    with pytest.raises(TypeError):
+        _ = ours() < 1
+
+
+def test_add():
+    same_values(ours() + "!", reference() + "!")
+    same_values("<" + ours(), "<" + reference())
+    same_values(
+        ours() + ours()[::-1].reset_index(drop=True),
+        reference() + reference()[::-1].reset_index(drop=True),
+    )
+    same_values(pd.Series(WORDS, dtype="str") + ours(), reference() + reference())
+    assert (ours() + "!").dtype == "stringdtype"
+    with pytest.raises(TypeError):
+        ours() + 1
+    with pytest.raises(TypeError):
+        ours() - "a"
+
+
+def test_multiply_by_integers():
+    same_values(ours() * 2, reference() * 2)
+
+
+# ---- sorting and hashing ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("ascending", [True, False])
+@pytest.mark.parametrize("na_position", ["first", "last"])
+def test_sort_values_and_argsort(ascending, na_position):
+    result = ours().sort_values(ascending=ascending, na_position=na_position)
+    expected = reference().sort_values(ascending=ascending, na_position=na_position)
+    same_values(result, expected)
+    assert result.index.tolist() == expected.index.tolist()
+    assert (ours().argsort() == reference().argsort()).all()
+
+
+def test_unique_factorize_value_counts():
+    assert pd.unique(ours()).tolist() == pd.unique(reference()).tolist()
+    codes, uniques = ours().factorize()
+    expected_codes, expected_uniques = reference().factorize()
+    assert codes.tolist() == expected_codes.tolist()
+    assert uniques.tolist() == expected_uniques.tolist()
+    for dropna in (True, False):
+        result = ours().value_counts(dropna=dropna)
+        expected = reference().value_counts(dropna=dropna)
+        assert result.tolist() == expected.tolist()
+        assert result.index.astype(object).tolist() == expected.index.astype(object).tolist()
+
+
+def test_groupby_keys():
+    frame = pd.DataFrame({"k": ours(), "v": range(len(WORDS))})
+    expected_frame = pd.DataFrame({"k": reference(), "v": range(len(WORDS))})
+    for dropna in (True, False):
+        result = frame.groupby("k", dropna=dropna)["v"].sum()
+        expected = expected_frame.groupby("k", dropna=dropna)["v"].sum()
+        assert result.tolist() == expected.tolist()
+        assert result.index.astype(object).tolist() == expected.index.astype(object).tolist()
+        assert result.index.dtype == "stringdtype"
+    size = frame.groupby("k").size()
+    assert size.tolist() == expected_frame.groupby("k").size().tolist()
+    first = frame.groupby("v")["k"].first()
+    same_values(first, expected_frame.groupby("v")["k"].first())
+
+
+def test_merge_keys():
+    left = pd.DataFrame({"k": ours(), "a": range(len(WORDS))})
+    right = pd.DataFrame({"k": ours(["pear", "ß", "zzz", None]), "b": range(4)})
+    left_ref = pd.DataFrame({"k": reference(), "a": range(len(WORDS))})
+    right_ref = pd.DataFrame({"k": reference(["pear", "ß", "zzz", None]), "b": range(4)})
+    for how in ("inner", "left", "outer"):
+        result = left.merge(right, on="k", how=how)
+        expected = left_ref.merge(right_ref, on="k", how=how)
+        tm.assert_frame_equal(result.astype(object), expected.astype(object))
+        assert result["k"].dtype == "stringdtype"
+
+
+def test_isin():
+    for values in (["pear", "ß"], ["pear", None], [1, "apple"], ours(["", "x"])):
+        assert ours().isin(values).tolist() == reference().isin(list(values)).tolist()
+
+
+# ---- reshaping, filling, assignment ----------------------------------------------------
+
+
+def test_concat():
+    result = pd.concat([ours(), ours(["z"])], ignore_index=True)
+    assert result.dtype == "stringdtype"
+    same_values(result, pd.concat([reference(), reference(["z"])], ignore_index=True))
+    frame = pd.concat([pd.DataFrame({"s": ours()}), pd.DataFrame({"s": ours(["q"])})])
+    assert frame["s"].dtype == "stringdtype"
+
+
+def test_fillna_ffill_where():
+    same_values(ours().fillna("?"), reference().fillna("?"))
+    same_values(ours().ffill(), reference().ffill())
+    same_values(ours().bfill(), reference().bfill())
+    same_values(ours().ffill(limit=1), reference().ffill(limit=1))
+    mask = ours().str.len() > 3
+    same_values(ours().where(mask, "short"), reference().where(mask, "short"))
+    same_values(ours().mask(mask), reference().mask(mask))
+    assert ours().where(mask).dtype == "stringdtype"
+
+
+def test_assignment():
+    s, expected = ours(), reference()
+    for target in (s, expected):
+        target.iloc[0] = "first"
+        target.iloc[[1, 2]] = ["one", None]
+        target[target.str.len() == 0] = "was empty"
+        target.loc[20] = "expanded"
+        target.loc[3] = np.nan
+    same_values(s, expected)
+    if PANDAS_3:  # pandas 2 turns pandas' own string columns into object here too
+        assert s.dtype == "stringdtype"
+
+
+def test_assignment_is_in_place():
+    s = ours(["a"] * 1000)
+    backing = s.array._ndarray
+    for i in range(0, 1000, 7):
+        s.iloc[i] = "a string longer than twelve bytes"
+    assert s.array._ndarray is backing
+    assert s.iloc[7] == "a string longer than twelve bytes"
+
+
+# ---- casts -----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("target", ["str", "string", object, "category", PYTHON_STR])
+def test_astype_round_trip(target):
+    there = ours().astype(target)
+    expected = reference().astype(target)
+    same_values(there, expected)
+    if target == "category":  # the categories keep the column's dtype
+        assert there.cat.categories.dtype == "stringdtype"
+    else:
+        assert there.dtype == expected.dtype
+    back = there.astype("stringdtype")
+    assert back.dtype == "stringdtype"
+    if (
+        isinstance(target, str) and target == "str" and not PANDAS_3
+    ):  # NumPy's str: missing values became "nan"
+        same_values(back, reference().astype(str))
+    else:
+        same_values(back, reference())
+
+
+def test_astype_numbers():
+    numbers = ours(["1", "2.5", None])
+    assert numbers.astype(float).tolist()[:2] == [1.0, 2.5]
+    assert np.isnan(numbers.astype(float)[2])
+    assert ours(["1", "-2"]).astype("int64").tolist() == [1, -2]
+
+
+# ---- exchange without copies -----------------------------------------------------------
+
+
+def test_numpy_in_and_out_without_copies():
+    backing = StringDType(na_object=np.nan)
+    a = np.array(["x", np.nan, "a string longer than twelve bytes"] * 10, dtype=backing)
+    s = pd.Series(a, dtype="stringdtype", copy=False)
+    assert s.array._ndarray is a
+    assert s.to_numpy(dtype=StringDType()) is a
+    assert np.asarray(s.array, dtype=backing) is a
+    assert s.to_numpy().dtype == object
+    assert (
+        memory_info(s.to_numpy(dtype=StringDType()))["string_bytes"]
+        == memory_info(a)["string_bytes"]
+    )
+
+
+def test_arrow_string_view():
+    pa = pytest.importorskip("pyarrow")
+    arrow = pa.array(ours())
+    assert arrow.type == pa.string_view()
+    assert arrow.to_pylist() == [w if isinstance(w, str) else None for w in WORDS]
+    assert pa.array(ours(), type=pa.large_string()).type == pa.large_string()
+    table = pa.Table.from_pandas(pd.DataFrame({"s": ours()}))
+    back = table.to_pandas()
+    assert back["s"].dtype == "stringdtype"
+    same_values(back["s"], reference())
+
+
+def test_parquet_round_trip(tmp_path):
+    pytest.importorskip("pyarrow")
+    frame = pd.DataFrame({"s": ours(), "n": range(len(WORDS))})
+    frame.to_parquet(tmp_path / "f.parquet")
+    back = pd.read_parquet(tmp_path / "f.parquet")
+    assert back["s"].dtype == "stringdtype"
+    same_values(back["s"], reference())
+    plain = pd.read_parquet(tmp_path / "f.parquet", dtype_backend="pyarrow")
+    assert plain["s"].tolist()[0] == "pear"
+
+
+def test_csv_round_trip():
+    frame = pd.DataFrame({"s": ours(), "n": range(len(WORDS))})
+    text = frame.to_csv(index=False)
+    back = pd.read_csv(
+        io.StringIO(text), dtype={"s": "stringdtype"}, keep_default_na=False, na_values=[""]
+    )
+    assert back["s"].dtype == "stringdtype"
+    expected = reference().mask(reference() == "")
+    same_values(back["s"], expected)
+
+
+def test_duckdb_takes_the_column():
+    duckdb = pytest.importorskip("duckdb")
+    pa = pytest.importorskip("pyarrow")
+    # duckdb scans a DataFrame by its dtypes' names; it takes this column through Arrow.
+    arrow_table = pa.Table.from_pandas(pd.DataFrame({"s": ours()}))  # noqa: F841 - read by name
+    rows = duckdb.sql("select count(*), count(s), max(s) from arrow_table").fetchall()
+    assert rows == [(len(WORDS), 7, "ß")]
+
+
+@pytest.mark.parametrize(
+    "method", ["rank", "drop_duplicates", "duplicated", "mode", "nunique", "min", "max"]
+)
+def test_series_methods(method):
+    result, expected = getattr(ours(), method)(), getattr(reference(), method)()
+    if isinstance(expected, pd.Series):
+        same_values(result, expected)
+    else:
+        assert result == expected
+
+
+def test_concat_with_pandas_string_columns_takes_this_dtype():
+    assert pd.concat([ours(), reference()]).dtype == "stringdtype"
+    assert pd.concat([reference(), ours()]).dtype == "stringdtype"
