@@ -71,7 +71,10 @@ class StringDTypePandasDtype(ExtensionDtype):
         for dtype in dtypes:
             if isinstance(dtype, StringDTypePandasDtype):
                 continue
-            if isinstance(dtype, np.dtype) and dtype.kind in "UT":
+            # `U`, NumPy's StringDType (kind 'T') and this package's (kind 't').
+            if isinstance(dtype, np.dtype) and (
+                dtype.kind in "UT" or isinstance(dtype, StringDType)
+            ):
                 continue
             if isinstance(dtype, pd.StringDtype):
                 continue
