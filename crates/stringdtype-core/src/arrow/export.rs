@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use super::error::ArrowError;
 use super::ffi::{take_private, ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
-use crate::arena::registry::chunk_id;
 use crate::arena::{note_unshared, Arena, ChunkBuf, ChunkShare};
 use crate::view::{Location, View};
 
@@ -154,13 +153,7 @@ where
     });
     let mut extra = Vec::new();
     if copied.any_unshared {
-        extra = copy_unshared(
-            &mut views_buf,
-            &unshared,
-            copied.length,
-            arena,
-            shared.len(),
-        )?;
+        extra = copy_unshared(&mut views_buf, &unshared, copied.length, arena, &shared)?;
     }
     let validity = (copied.null_count > 0).then_some(validity);
     Ok(assemble(
@@ -208,9 +201,9 @@ fn copy_views(
         .collect();
     let last = limits.len() - 1;
     // A view's chunk field minus `base` is its local chunk index when the view is of
-    // this arena's slot, and at least `MAX_LOCAL_CHUNKS` (more than `last`) otherwise:
-    // one comparison checks both.
-    let base = chunk_id(slot, 0);
+    // this arena's current id range, and more than `last` otherwise: one comparison
+    // checks both. (The range is aligned to its size, so the id is `base | local`.)
+    let base = slot;
     let (mut length, mut null_count, mut any) = (0, 0, false);
     // Eight views per bitmap byte: the bit positions are constants of the unrolled loop.
     for (byte, slots) in out.chunks_mut(8).enumerate() {
@@ -254,21 +247,28 @@ const MAX_EXTRA: usize = 1 << 31;
 
 /// Copies the strings of the long views that [`copy_views`] left as they were (in chunks
 /// the arena does not share, or of other arenas) into extra data buffers, numbered after
-/// the arena's chunks, and points the views at them (the slow path of the export).
+/// the arena's chunks, and points the views at them (the slow path of the export). Views
+/// of a shared chunk that name it by an earlier id range of the arena only get its index.
 #[cold]
 fn copy_unshared(
     views: &mut AlignedBuffer,
     unshared: &[u8],
     length: usize,
     arena: &Arena,
-    chunks: usize,
+    shared: &[ChunkShare],
 ) -> Result<Vec<AlignedBuffer>, ArrowError> {
+    let chunks = shared.len();
     let mut extra: Vec<Vec<u8>> = Vec::new();
     for i in (0..length).filter(|&i| unshared[i / 8] & (1 << (i % 8)) != 0) {
         let raw: [u8; 16] = views.as_bytes()[16 * i..16 * i + 16]
             .try_into()
             .expect("16");
         let view = View::from_bytes(raw);
+        if let Some(local) = shared_local(&view, arena, shared) {
+            let moved = view.with_chunk(local);
+            views.as_mut_bytes()[16 * i..16 * i + 16].copy_from_slice(&moved.to_bytes());
+            continue;
+        }
         let bytes = arena
             .get(&view)
             .map_err(|_| ArrowError::CorruptView { index: i })?;
@@ -304,6 +304,16 @@ fn copy_unshared(
             buffer
         })
         .collect())
+}
+
+/// The local index of the shared chunk that holds `view`'s string, when the view names
+/// it by one of the arena's id ranges.
+fn shared_local(view: &View, arena: &Arena, shared: &[ChunkShare]) -> Option<u32> {
+    let location = view.location()?;
+    let local = arena.own_local(location.chunk)?;
+    let (_, len) = shared.get(local as usize)?.as_shared()?;
+    let end = (location.offset as usize).checked_add(view.len())?;
+    (end <= len).then_some(local)
 }
 
 fn assemble(
@@ -411,7 +421,6 @@ pub(crate) mod live {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::registry::split_id;
     use crate::arena::MIN_CHUNK;
 
     fn buffer(array: &ArrowArray, i: usize) -> *const c_void {
@@ -443,7 +452,7 @@ mod tests {
         // The exported view names the chunk by its index among the data buffers.
         let at = long.location().unwrap();
         let local = Location {
-            chunk: split_id(at.chunk).1,
+            chunk: at.chunk - arena.slot(),
             offset: at.offset,
         };
         let exported = View::long(long.len(), long.prefix(), local).unwrap();
@@ -494,6 +503,7 @@ mod tests {
         let mut other = Arena::new();
         let theirs = other.store(&[b'o'; 30]).unwrap();
         let mut arena = Arena::new();
+        arena.reserve(MIN_CHUNK);
         let mine: Vec<View> = (0..8)
             .map(|i| arena.store(&[b'a' + i; 20]).unwrap())
             .collect();
@@ -543,6 +553,7 @@ mod tests {
     #[test]
     fn bytes_past_the_shared_length_are_copied_not_shared() {
         let mut arena = Arena::new();
+        arena.reserve(MIN_CHUNK);
         let good = arena.store(&[b'g'; 20]).unwrap();
         let at = good.location().unwrap();
         // Raw bytes may name the unused tail of the chunk: its bytes are copied, so the
