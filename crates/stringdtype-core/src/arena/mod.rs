@@ -39,7 +39,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
-use blocks::{size_class, Blocks, CLASS_COUNT};
+use blocks::{size_class, Blocks};
 pub use chunk::{pooled_bytes, ChunkBuf, FIRST_CHUNK, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
 use registry::Ranges;
@@ -368,6 +368,10 @@ impl Arena {
             return;
         };
         let (len, offset) = (view.len(), location.offset as usize);
+        // The last block carved in the current chunk goes back to its tail (when no
+        // share pins that tail): an array that dies releases its strings one by one,
+        // and a small one then needs no free list.
+        let tail = self.current == Some(local) && !chunk.is_shared();
         let usage = &mut self.usage;
         match &mut chunk.kind {
             Kind::Ordinary(blocks) => {
@@ -375,11 +379,17 @@ impl Arena {
                 if block > DEDICATED_THRESHOLD || !blocks.is_live_block(offset, block) {
                     return;
                 }
-                blocks.kill(offset, block);
                 usage.used = usage.used.saturating_sub(block);
                 usage.string_bytes = usage.string_bytes.saturating_sub(len);
-                if self.free_blocks.is_empty() {
-                    self.free_blocks.resize_with(CLASS_COUNT, Vec::new);
+                if tail && offset + block == blocks.carved() {
+                    blocks.uncarve(offset, block);
+                    return;
+                }
+                blocks.kill(offset, block);
+                // Only the classes up to this one: a small array, whose strings NumPy
+                // releases one by one as it dies, then makes no list of every class.
+                if self.free_blocks.len() <= class {
+                    self.free_blocks.resize_with(class + 1, Vec::new);
                 }
                 let offset = offset as u32;
                 self.free_blocks[class].push(BlockRef { local, offset });
@@ -577,5 +587,7 @@ impl Arena {
     }
 }
 
+#[cfg(test)]
+mod growth_tests;
 #[cfg(test)]
 mod tests;
