@@ -126,12 +126,13 @@ impl Arena {
                 (self.chunks.len() - 1) as u32
             }
         };
-        let published = if local < self.span {
+        let level = registry::level_for(self.chunks.len(), self.usage.capacity + size);
+        let published = if level.is_some_and(|level| Some(level) <= self.ranges.current()) {
             registry::publish(self.base, local, &buf)
         } else {
             // The new chunk is published with the others in the new range.
             self.chunks[local as usize].buf = Arc::clone(&buf);
-            self.claim_ids(self.chunks.len())
+            self.claim_ids(self.chunks.len(), self.usage.capacity + size)
         };
         if let Err(err) = published {
             self.chunks[local as usize] = Chunk::free();
@@ -143,15 +144,15 @@ impl Arena {
         Ok(local)
     }
 
-    /// Gives the arena a range of ids for at least `chunks` chunks, if its current one
-    /// is smaller, and publishes its chunks there. Its smaller ranges stay its own, for
-    /// the views that name them.
-    pub(super) fn claim_ids(&mut self, chunks: usize) -> Result<()> {
-        if chunks <= self.span as usize {
+    /// Gives the arena a range of ids for `chunks` chunks of `bytes` bytes in all (see
+    /// [`registry::level_for`]), if its current one is smaller, and publishes its chunks
+    /// there. Its smaller ranges stay its own, for the views that name them.
+    pub(super) fn claim_ids(&mut self, chunks: usize, bytes: usize) -> Result<()> {
+        let level = registry::level_for(chunks, bytes)
+            .ok_or(Error::ArenaFull("an array holds at most 1,048,576 chunks"))?;
+        if Some(level) <= self.ranges.current() {
             return Ok(());
         }
-        let level = registry::level_for(chunks)
-            .ok_or(Error::ArenaFull("an array holds at most 1,048,576 chunks"))?;
         if self.span == 0 {
             // Releases posted from now on are for this arena.
             self.mail_seen = registry::posts();

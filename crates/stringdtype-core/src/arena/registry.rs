@@ -46,9 +46,21 @@ pub const fn span(level: usize) -> u32 {
     1 << LEVEL_BITS[level]
 }
 
-/// The smallest level whose ranges hold `chunks` chunks.
-pub fn level_for(chunks: usize) -> Option<usize> {
-    (0..LEVELS).find(|&level| span(level) as usize >= chunks)
+/// An arena of this many bytes of chunks takes a range of 4096 ids, whatever its
+/// number of chunks: the views written before (in smaller ranges, read through a cold
+/// path) are then at most this many bytes of strings. A million such arenas hold 64 GiB,
+/// and use a quarter of the ids.
+pub const LARGE_ARENA: usize = 64 * 1024;
+
+/// The level of the range for an arena of `chunks` chunks of `bytes` bytes in all: the
+/// smallest that holds the chunks, and at least the third for [`LARGE_ARENA`] bytes.
+pub fn level_for(chunks: usize, bytes: usize) -> Option<usize> {
+    let level = (0..LEVELS).find(|&level| span(level) as usize >= chunks)?;
+    Some(if bytes >= LARGE_ARENA {
+        level.max(2)
+    } else {
+        level
+    })
 }
 
 /// The ranges an arena holds: the base of its range of each level, 0 for none. Levels
@@ -90,6 +102,17 @@ impl Entry {
         match local {
             0 => Some(&self.first),
             _ => self.more.get(local as usize - 1),
+        }
+    }
+
+    fn clear(&mut self, local: u32) {
+        match local {
+            0 => self.first = Weak::new(),
+            _ => {
+                if let Some(chunk) = self.more.get_mut(local as usize - 1) {
+                    *chunk = Weak::new();
+                }
+            }
         }
     }
 
@@ -135,6 +158,12 @@ struct Registry {
 /// them: a view of a dead arena (kept in memory its array does not own) then names no
 /// arena for a long while, instead of the next arena that would have taken the range.
 const QUARANTINE: usize = 4096;
+
+/// The quarantine of a level: [`QUARANTINE`] ranges, or 16 pages' worth of the largest
+/// ones, so that ranges waiting never hold more than a few pages of the id space.
+fn quarantine(level: usize) -> usize {
+    QUARANTINE.min(16 << (PAGE_BITS - LEVEL_BITS[level]))
+}
 
 static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     pages: Vec::new(),
@@ -183,7 +212,7 @@ impl Registry {
             });
         }
         let state = &mut self.levels[level];
-        if state.free.len() > QUARANTINE {
+        if state.free.len() > quarantine(level) {
             return Ok(state.free.pop_front().expect("not empty"));
         }
         let per_page = 1usize << (PAGE_BITS - LEVEL_BITS[level]);
@@ -269,10 +298,13 @@ pub(super) fn publish(base: u32, local: u32, chunk: &Arc<ChunkBuf>) -> Result<()
 /// Makes chunk `local` unreachable in each of `ranges` (it was freed).
 pub(super) fn withdraw(ranges: &Ranges, local: u32) {
     with_registry(|registry| {
-        for &base in ranges.bases.iter().filter(|&&base| base != 0) {
+        for (level, &base) in ranges.bases.iter().enumerate() {
+            // A range too small for `local` never held it.
+            if base == 0 || local >= span(level) {
+                continue;
+            }
             if let Some(entry) = entry_mut(registry, base) {
-                // A range too small for `local` never held it.
-                let _ = entry.set(local, Weak::new());
+                entry.clear(local);
             }
         }
     })

@@ -32,12 +32,14 @@ fn ranges_are_aligned_to_their_size_and_never_in_page_zero() {
 
 #[test]
 fn levels_hold_enough_chunks() {
-    assert_eq!(level_for(1), Some(0));
-    assert_eq!(level_for(2), Some(1));
-    assert_eq!(level_for(16), Some(1));
-    assert_eq!(level_for(17), Some(2));
-    assert_eq!(level_for(MAX_LOCAL_CHUNKS), Some(LEVELS - 1));
-    assert_eq!(level_for(MAX_LOCAL_CHUNKS + 1), None);
+    assert_eq!(level_for(1, 64), Some(0));
+    assert_eq!(level_for(2, 192), Some(1));
+    assert_eq!(level_for(16, 4 << 20), Some(2), "a large arena");
+    assert_eq!(level_for(16, LARGE_ARENA - 1), Some(1));
+    assert_eq!(level_for(1, LARGE_ARENA), Some(2));
+    assert_eq!(level_for(17, 17 * 64), Some(2));
+    assert_eq!(level_for(MAX_LOCAL_CHUNKS, 0), Some(LEVELS - 1));
+    assert_eq!(level_for(MAX_LOCAL_CHUNKS + 1, 0), None);
 }
 
 #[test]

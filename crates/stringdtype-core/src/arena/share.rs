@@ -129,7 +129,8 @@ impl Arena {
         }
         // The copy's views keep the source's local chunk indices, in a range of its own.
         self.chunks = chunks;
-        if let Err(err) = self.claim_ids(self.chunks.len()) {
+        let bytes = self.chunks.iter().map(|chunk| chunk.buf.len()).sum();
+        if let Err(err) = self.claim_ids(self.chunks.len(), bytes) {
             self.chunks = Vec::new();
             return Err(err);
         }
