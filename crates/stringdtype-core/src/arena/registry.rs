@@ -142,6 +142,8 @@ struct Page {
 struct Level {
     /// The page being carved into ranges of this level (0: none yet).
     page: u32,
+    /// Ranges of this level carved so far (the most that can be free at once).
+    carved: usize,
     /// Ranges given back, oldest first.
     free: VecDeque<u32>,
 }
@@ -170,6 +172,7 @@ static REGISTRY: Mutex<Registry> = Mutex::new(Registry {
     levels: [const {
         Level {
             page: 0,
+            carved: 0,
             free: VecDeque::new(),
         }
     }; LEVELS],
@@ -232,9 +235,11 @@ impl Registry {
         }
         let page = &mut self.pages[state.page as usize];
         // `release` must not allocate: keep room in the queue for every range carved.
-        state.free.try_reserve(1).map_err(oom)?;
+        let room = (state.carved + 1).saturating_sub(state.free.len());
+        state.free.try_reserve(room).map_err(oom)?;
         page.entries.try_reserve(1).map_err(oom)?;
         page.entries.push(Entry::default());
+        state.carved += 1;
         let index = (page.entries.len() - 1) as u32;
         Ok((state.page << PAGE_BITS) | (index << LEVEL_BITS[level]))
     }
