@@ -158,8 +158,10 @@ pub struct Arena {
     outbox: Vec<View>,
     /// The registry's count of posted releases when this arena last took its own.
     mail_seen: u64,
-    /// The ranges of the arena that [`Arena::share_from`] shares chunks with.
+    /// The ranges of the arena that [`Arena::share_from`] shares chunks with, and the
+    /// base and size of its current one.
     shared_from: Ranges,
+    shared_current: (u32, u32),
 }
 
 impl Default for Arena {
@@ -213,6 +215,7 @@ impl Arena {
             shared_from: Ranges {
                 bases: [0; registry::LEVELS],
             },
+            shared_current: (0, 0),
         }
     }
 
@@ -368,10 +371,7 @@ impl Arena {
             return;
         };
         let (len, offset) = (view.len(), location.offset as usize);
-        // The last block carved in the current chunk goes back to its tail (when no
-        // share pins that tail): an array that dies releases its strings one by one,
-        // and a small one then needs no free list.
-        let tail = self.current == Some(local) && !chunk.is_shared();
+        let current = self.current == Some(local);
         let usage = &mut self.usage;
         match &mut chunk.kind {
             Kind::Ordinary(blocks) => {
@@ -381,7 +381,13 @@ impl Arena {
                 }
                 usage.used = usage.used.saturating_sub(block);
                 usage.string_bytes = usage.string_bytes.saturating_sub(len);
-                if tail && offset + block == blocks.carved() {
+                // The last block carved in the current chunk goes back to its tail
+                // (when no share pins that tail): an array that dies releases its
+                // strings one by one, and a small one then needs no free list.
+                if offset + block == blocks.carved()
+                    && current
+                    && Arc::strong_count(&chunk.buf) == 1
+                {
                     blocks.uncarve(offset, block);
                     return;
                 }

@@ -137,6 +137,7 @@ impl Arena {
         self.usage.capacity = self.chunks.iter().map(|chunk| chunk.buf.len()).sum();
         self.free_locals = free_locals;
         self.shared_from = source.ranges;
+        self.shared_current = (source.base, source.span);
         // New strings go to chunks of this arena's own (from the smallest size up): the
         // tails of the shared chunks belong to `source`.
         self.current = None;
@@ -151,11 +152,14 @@ impl Arena {
     #[inline]
     pub fn claim_shared(&mut self, view: View, source_slot: u32) -> Option<View> {
         let location = view.location()?;
-        let source = &self.shared_from;
-        if source.current().map(|level| source.bases[level]) != Some(source_slot) {
+        let (base, span) = self.shared_current;
+        if base != source_slot || span == 0 {
             return None;
         }
-        let local = source.local_of(location.chunk)?;
+        let mut local = location.chunk.wrapping_sub(base);
+        if local >= span {
+            local = self.shared_from.local_of(location.chunk)?;
+        }
         let (len, offset) = (view.len(), location.offset as usize);
         let held = match &mut self.chunks.get_mut(local as usize)?.kind {
             Kind::Ordinary(blocks) => {

@@ -259,7 +259,7 @@ fn copy_unshared(
 ) -> Result<Vec<AlignedBuffer>, ArrowError> {
     let chunks = shared.len();
     let mut extra: Vec<Vec<u8>> = Vec::new();
-    for i in (0..length).filter(|&i| unshared[i / 8] & (1 << (i % 8)) != 0) {
+    for i in set_bits(unshared, length) {
         let raw: [u8; 16] = views.as_bytes()[16 * i..16 * i + 16]
             .try_into()
             .expect("16");
@@ -304,6 +304,22 @@ fn copy_unshared(
             buffer
         })
         .collect())
+}
+
+/// The positions below `length` of the bits set in `bits`, skipping the zero words: a
+/// few views to copy in a large array cost a pass over its bitmap, not over its views.
+fn set_bits(bits: &[u8], length: usize) -> impl Iterator<Item = usize> + '_ {
+    bits.chunks(8).enumerate().flat_map(move |(at, word)| {
+        let mut padded = [0u8; 8];
+        padded[..word.len()].copy_from_slice(word);
+        let mut word = u64::from_le_bytes(padded);
+        std::iter::from_fn(move || {
+            let bit = word.trailing_zeros() as usize;
+            word &= word.wrapping_sub(1);
+            (bit < 64).then_some(at * 64 + bit)
+        })
+        .take_while(move |&i| i < length)
+    })
 }
 
 /// The local index of the shared chunk that holds `view`'s string, when the view names
