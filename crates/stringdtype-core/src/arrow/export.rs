@@ -153,7 +153,7 @@ where
     });
     let mut extra = Vec::new();
     if copied.any_unshared {
-        extra = copy_unshared(&mut views_buf, &unshared, copied.length, arena, &shared)?;
+        extra = copy_unshared(&mut views_buf, &unshared, arena, &shared)?;
     }
     let validity = (copied.null_count > 0).then_some(validity);
     Ok(assemble(
@@ -200,9 +200,8 @@ fn copy_views(
         .chain([0])
         .collect();
     let last = limits.len() - 1;
-    // A view's chunk field minus `base` is its local chunk index when the view is of
-    // this arena's current id range, and more than `last` otherwise: one comparison
-    // checks both. (The range is aligned to its size, so the id is `base | local`.)
+    // A view's chunk field minus `base` is its local chunk index when it is of the current
+    // id range (aligned: `base | local`), more than `last` otherwise: one compare.
     let base = slot;
     let (mut length, mut null_count, mut any) = (0, 0, false);
     // Eight views per bitmap byte: the bit positions are constants of the unrolled loop.
@@ -245,21 +244,18 @@ fn copy_views(
 /// Largest extra data buffer: view offsets are 32-bit.
 const MAX_EXTRA: usize = 1 << 31;
 
-/// Copies the strings of the long views that [`copy_views`] left as they were (in chunks
-/// the arena does not share, or of other arenas) into extra data buffers, numbered after
-/// the arena's chunks, and points the views at them (the slow path of the export). Views
-/// of a shared chunk that name it by an earlier id range of the arena only get its index.
+/// The export's slow path: copies the strings of the long views [`copy_views`] left (of
+/// chunks not shared, of other arenas) into extra buffers after the chunks; a view of a
+/// shared chunk by an earlier id range of the arena only gets the chunk's index.
 #[cold]
 fn copy_unshared(
     views: &mut AlignedBuffer,
     unshared: &[u8],
-    length: usize,
     arena: &Arena,
     shared: &[ChunkShare],
 ) -> Result<Vec<AlignedBuffer>, ArrowError> {
-    let chunks = shared.len();
     let mut extra: Vec<Vec<u8>> = Vec::new();
-    for i in set_bits(unshared, length) {
+    for i in set_bits(unshared) {
         let raw: [u8; 16] = views.as_bytes()[16 * i..16 * i + 16]
             .try_into()
             .expect("16");
@@ -284,7 +280,7 @@ fn copy_unshared(
             .map_err(|_| ArrowError::Malformed("out of memory copying strings".into()))?;
         let offset = buffer.len() as u32;
         buffer.extend_from_slice(bytes);
-        let index = (chunks + extra.len() - 1) as u32;
+        let index = (shared.len() + extra.len() - 1) as u32;
         let moved = View::long(
             view.len(),
             view.prefix(),
@@ -306,30 +302,24 @@ fn copy_unshared(
         .collect())
 }
 
-/// The positions below `length` of the bits set in `bits`, skipping the zero words: a
-/// few views to copy in a large array cost a pass over its bitmap, not over its views.
-fn set_bits(bits: &[u8], length: usize) -> impl Iterator<Item = usize> + '_ {
-    bits.chunks(8).enumerate().flat_map(move |(at, word)| {
-        let mut padded = [0u8; 8];
-        padded[..word.len()].copy_from_slice(word);
-        let mut word = u64::from_le_bytes(padded);
+/// The positions of the bits set in `bits`, found word by word (not bit by bit).
+fn set_bits(bits: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bits.chunks(8).enumerate().flat_map(|(at, bytes)| {
+        let mut word = bytes.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
         std::iter::from_fn(move || {
             let bit = word.trailing_zeros() as usize;
             word &= word.wrapping_sub(1);
             (bit < 64).then_some(at * 64 + bit)
         })
-        .take_while(move |&i| i < length)
     })
 }
 
-/// The local index of the shared chunk that holds `view`'s string, when the view names
-/// it by one of the arena's id ranges.
+/// The index of the shared chunk of `arena` that holds `view`'s string, if any.
 fn shared_local(view: &View, arena: &Arena, shared: &[ChunkShare]) -> Option<u32> {
-    let location = view.location()?;
-    let local = arena.own_local(location.chunk)?;
-    let (_, len) = shared.get(local as usize)?.as_shared()?;
-    let end = (location.offset as usize).checked_add(view.len())?;
-    (end <= len).then_some(local)
+    let at = view.location()?;
+    let local = arena.own_local(at.chunk)?;
+    let len = shared.get(local as usize)?.as_shared()?.1;
+    (at.offset as usize + view.len() <= len).then_some(local)
 }
 
 fn assemble(
