@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use super::blocks::{size_class, Blocks};
-use super::registry::{self, Mailbox, MAX_LOCAL_CHUNKS};
+use super::registry::{self, MAX_LOCAL_CHUNKS};
 use super::{
     note_unshared, Arena, BlockRef, Chunk, ChunkBuf, Kind, DEDICATED_THRESHOLD, MAX_CHUNK, UNSHARED,
 };
@@ -72,7 +72,8 @@ impl Arena {
     /// A new block of `block` bytes at the front of a new chunk, which becomes
     /// the current one.
     fn carve_new(&mut self, block: usize) -> Result<BlockRef> {
-        let size = self.next_chunk.max(block);
+        // Powers of two: chunks from MIN_CHUNK up then go back to the pool when freed.
+        let size = self.next_chunk.max(block.next_power_of_two());
         let local = self.push_chunk(size, Kind::Ordinary(Blocks::new(size)?))?;
         self.next_chunk = (size * 2).min(MAX_CHUNK);
         self.current = Some(local);
@@ -111,13 +112,12 @@ impl Arena {
 
     /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
     pub(super) fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
-        self.claim_slot()?;
         let buf = Arc::new(ChunkBuf::new(size)?);
         let local = match self.free_locals.pop() {
             Some(local) => local,
             None => {
                 if self.chunks.len() >= MAX_LOCAL_CHUNKS {
-                    return Err(Error::ArenaFull("an array holds at most 4096 chunks"));
+                    return Err(Error::ArenaFull("an array holds at most 1,048,576 chunks"));
                 }
                 self.chunks
                     .try_reserve(1)
@@ -126,7 +126,16 @@ impl Arena {
                 (self.chunks.len() - 1) as u32
             }
         };
-        if let Err(err) = registry::publish(self.slot, local, &buf) {
+        let level = registry::level_for(self.chunks.len(), self.usage.capacity + size);
+        let published = if level.is_some_and(|level| Some(level) <= self.ranges.current()) {
+            registry::publish(self.base, local, &buf)
+        } else {
+            // The new chunk is published with the others in the new range.
+            self.chunks[local as usize].buf = Arc::clone(&buf);
+            self.claim_ids(self.chunks.len(), self.usage.capacity + size)
+        };
+        if let Err(err) = published {
+            self.chunks[local as usize] = Chunk::free();
             self.free_locals.push(local);
             return Err(err);
         }
@@ -135,19 +144,28 @@ impl Arena {
         Ok(local)
     }
 
-    /// Gives the arena its registry slot, if it has none yet.
-    pub(super) fn claim_slot(&mut self) -> Result<()> {
-        if self.slot == 0 {
-            let mailbox = Arc::new(Mailbox::default());
-            self.slot = registry::claim_slot(&mailbox)?;
-            self.mailbox = Some(mailbox);
+    /// Gives the arena a range of ids for `chunks` chunks of `bytes` bytes in all (see
+    /// [`registry::level_for`]), if its current one is smaller, and publishes its chunks
+    /// there. Its smaller ranges stay its own, for the views that name them.
+    pub(super) fn claim_ids(&mut self, chunks: usize, bytes: usize) -> Result<()> {
+        let level = registry::level_for(chunks, bytes)
+            .ok_or(Error::ArenaFull("an array holds at most 1,048,576 chunks"))?;
+        if Some(level) <= self.ranges.current() {
+            return Ok(());
         }
+        if self.span == 0 {
+            // Releases posted from now on are for this arena.
+            self.mail_seen = registry::posts();
+        }
+        let base = registry::claim(level, self.chunks.iter().map(|chunk| &chunk.buf))?;
+        self.ranges.bases[level] = base;
+        (self.base, self.span) = (base, registry::span(level));
         Ok(())
     }
 
     /// Frees a chunk that holds no live string and makes its place reusable.
     pub(super) fn free_chunk(&mut self, local: u32) {
-        registry::withdraw(self.slot, local);
+        registry::withdraw(&self.ranges, local);
         // A share keeps its own reference, so dropping ours is safe either way.
         let chunk = std::mem::replace(&mut self.chunks[local as usize], Chunk::free());
         self.usage.capacity -= chunk.buf.len();

@@ -19,6 +19,7 @@ use crate::view::MAX_INLINE_LEN;
 
 /// Number of size classes: 16 classes of 16-byte steps up to 256 bytes, then four classes
 /// per power of two up to 2^31.
+#[cfg(test)]
 pub(super) const CLASS_COUNT: usize = 16 + 4 * 23;
 
 const GRANULE: usize = 16;
@@ -93,6 +94,18 @@ impl Blocks {
         self.carved += block;
         self.live_bytes += block;
         offset
+    }
+
+    /// Gives the live block of `block` bytes at `offset`, the last one carved (checked
+    /// with [`Blocks::is_live_block`]), back to the uncarved tail.
+    #[inline]
+    pub(super) fn uncarve(&mut self, offset: usize, block: usize) {
+        debug_assert_eq!(offset + block, self.carved);
+        let (pair, bit) = place(offset);
+        self.bits[pair].starts &= !bit;
+        self.bits[pair].live &= !bit;
+        self.carved = offset;
+        self.live_bytes -= block;
     }
 
     /// Marks the free block of `block` bytes at `offset` live again.

@@ -8,7 +8,12 @@ use std::sync::{Mutex, PoisonError};
 use crate::error::{Error, Result};
 use crate::fork::Session;
 
-/// Size of the first chunk.
+/// Smallest size of a first ordinary chunk (larger when the first string needs more):
+/// an array of a few long strings then holds a few hundred bytes, not 8 KiB. Later
+/// chunks double from there.
+pub const FIRST_CHUNK: usize = 64;
+/// Smallest chunk that goes back to the pool when freed: smaller ones are cheap to get
+/// from the allocator, and pooling them would hold memory for every small array.
 pub const MIN_CHUNK: usize = 8 * 1024;
 /// Largest chunk made for ordinary strings.
 pub const MAX_CHUNK: usize = 16 * 1024 * 1024;

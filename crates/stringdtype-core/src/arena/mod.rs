@@ -9,12 +9,12 @@
 //! soon as the string is released. Bulk imports store strings end to end in *packed*
 //! chunks ([`Arena::packed`]).
 //!
-//! Every arena that holds long strings has a slot in a process-wide registry (see
-//! [`registry`]), and its views name it: a view's `chunk` field is the slot and a local
-//! chunk index. So an arena
+//! Every arena that holds long strings owns ranges of chunk ids in a process-wide
+//! registry (see [`registry`]), and its views name it: a view's `chunk` field is a
+//! range's base plus a local chunk index. So an arena
 //! - reads its own views directly and any other arena's views through the registry
 //!   ([`Arena::get`] works whatever descriptor a view arrives with);
-//! - releases only views it can prove are its own live strings: of its slot, and a live
+//! - releases only views it can prove are its own live strings: of its ranges, and a live
 //!   block of the right size ([`blocks`]), the whole of a dedicated chunk, or inside the
 //!   filled part of a packed chunk (whose releases only count: packed chunks are freed
 //!   with the arena). A view made up from raw bytes is never trusted.
@@ -39,10 +39,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
-use blocks::{size_class, Blocks, CLASS_COUNT};
-pub use chunk::{pooled_bytes, ChunkBuf, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
+use blocks::{size_class, Blocks};
+pub use chunk::{pooled_bytes, ChunkBuf, FIRST_CHUNK, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
-use registry::{chunk_id, split_id, Mailbox};
+use registry::Ranges;
 pub use share::ChunkShare;
 
 pub const DEDICATED_THRESHOLD: usize = 1024 * 1024;
@@ -133,8 +133,12 @@ struct BlockRef {
 
 /// The bytes of the long strings of one array.
 pub struct Arena {
-    /// The registry slot, 0 until the first chunk.
-    slot: u32,
+    /// The base and size of the current id range (both 0 until the first chunk): a view
+    /// of this arena written now has `chunk == base + local` with `local < span`.
+    base: u32,
+    span: u32,
+    /// Every id range the arena holds, the current one and the smaller ones before it.
+    ranges: Ranges,
     chunks: Vec<Chunk>,
     /// The ordinary chunk that new blocks are carved from.
     current: Option<u32>,
@@ -152,8 +156,12 @@ pub struct Arena {
     foreign: Mutex<Vec<(u32, Arc<ChunkBuf>)>>,
     /// Releases of other arenas' views, to post to their mailboxes ([`Arena::settle`]).
     outbox: Vec<View>,
-    /// Where other arenas post releases of this one's views (made with the slot).
-    mailbox: Option<Arc<Mailbox>>,
+    /// The registry's count of posted releases when this arena last took its own.
+    mail_seen: u64,
+    /// The ranges of the arena that [`Arena::share_from`] shares chunks with, and the
+    /// base and size of its current one.
+    shared_from: Ranges,
+    shared_current: (u32, u32),
 }
 
 impl Default for Arena {
@@ -167,8 +175,8 @@ impl Drop for Arena {
         if !self.outbox.is_empty() {
             registry::forward(&mut self.outbox);
         }
-        if self.slot != 0 {
-            registry::free_slot(self.slot);
+        if self.span != 0 {
+            registry::release(&self.ranges);
         }
         let shared = self.chunks.iter().any(Chunk::is_shared);
         self.chunks.clear();
@@ -183,10 +191,14 @@ impl Arena {
     /// An empty arena; it allocates nothing until the first long string.
     pub const fn new() -> Arena {
         Arena {
-            slot: 0,
+            base: 0,
+            span: 0,
+            ranges: Ranges {
+                bases: [0; registry::LEVELS],
+            },
             chunks: Vec::new(),
             current: None,
-            next_chunk: MIN_CHUNK,
+            next_chunk: FIRST_CHUNK,
             free_blocks: Vec::new(),
             parked: Vec::new(),
             parked_seen: 0,
@@ -199,7 +211,11 @@ impl Arena {
             },
             foreign: Mutex::new(Vec::new()),
             outbox: Vec::new(),
-            mailbox: None,
+            mail_seen: 0,
+            shared_from: Ranges {
+                bases: [0; registry::LEVELS],
+            },
+            shared_current: (0, 0),
         }
     }
 
@@ -345,17 +361,17 @@ impl Arena {
 
     #[inline(never)]
     fn release_long(&mut self, view: View, location: Location) {
-        let (slot, local) = split_id(location.chunk);
-        if slot != self.slot {
-            if slot != 0 && self.outbox.try_reserve(1).is_ok() {
+        let Some(local) = self.own_local(location.chunk) else {
+            if self.outbox.try_reserve(1).is_ok() {
                 self.outbox.push(view);
             }
             return;
-        }
+        };
         let Some(chunk) = self.chunks.get_mut(local as usize) else {
             return;
         };
         let (len, offset) = (view.len(), location.offset as usize);
+        let current = self.current == Some(local);
         let usage = &mut self.usage;
         match &mut chunk.kind {
             Kind::Ordinary(blocks) => {
@@ -363,11 +379,23 @@ impl Arena {
                 if block > DEDICATED_THRESHOLD || !blocks.is_live_block(offset, block) {
                     return;
                 }
-                blocks.kill(offset, block);
                 usage.used = usage.used.saturating_sub(block);
                 usage.string_bytes = usage.string_bytes.saturating_sub(len);
-                if self.free_blocks.is_empty() {
-                    self.free_blocks.resize_with(CLASS_COUNT, Vec::new);
+                // The last block carved in the current chunk goes back to its tail
+                // (when no share pins that tail): an array that dies releases its
+                // strings one by one, and a small one then needs no free list.
+                if offset + block == blocks.carved()
+                    && current
+                    && Arc::strong_count(&chunk.buf) == 1
+                {
+                    blocks.uncarve(offset, block);
+                    return;
+                }
+                blocks.kill(offset, block);
+                // Only the classes up to this one: a small array, whose strings NumPy
+                // releases one by one as it dies, then makes no list of every class.
+                if self.free_blocks.len() <= class {
+                    self.free_blocks.resize_with(class + 1, Vec::new);
                 }
                 let offset = offset as u32;
                 self.free_blocks[class].push(BlockRef { local, offset });
@@ -406,15 +434,40 @@ impl Arena {
     #[inline]
     fn get_long<'a>(&'a self, view: &View) -> Result<&'a [u8]> {
         let location = view.location().expect("long view");
-        let (slot, local) = split_id(location.chunk);
-        // An arena without a slot (0) has no chunks, so slot 0 finds nothing here.
-        if slot != self.slot {
-            return self.get_foreign(view, location);
+        // An arena without ids (span 0) has no chunks, so every view goes further.
+        let local = location.chunk.wrapping_sub(self.base);
+        if local >= self.span {
+            return self.get_other(view, location);
         }
+        self.get_own(view, location, local)
+    }
+
+    #[inline(always)]
+    fn get_own<'a>(&'a self, view: &View, location: Location, local: u32) -> Result<&'a [u8]> {
         self.chunks
             .get(local as usize)
             .and_then(|chunk| chunk.buf.slice(location.offset as usize, view.len()))
             .ok_or(Error::CorruptView(*view))
+    }
+
+    /// The bytes of a view of an earlier (smaller) range of this arena, or of another
+    /// arena.
+    #[cold]
+    fn get_other<'a>(&'a self, view: &View, location: Location) -> Result<&'a [u8]> {
+        match self.ranges.local_of(location.chunk) {
+            Some(local) => self.get_own(view, location, local),
+            None => self.get_foreign(view, location),
+        }
+    }
+
+    /// The local chunk index of a chunk id of one of this arena's ranges.
+    #[inline]
+    pub(crate) fn own_local(&self, chunk: u32) -> Option<u32> {
+        let local = chunk.wrapping_sub(self.base);
+        if local < self.span {
+            return Some(local);
+        }
+        self.ranges.local_of(chunk)
     }
 
     #[cold]
@@ -458,21 +511,15 @@ impl Arena {
     /// any release).
     #[inline]
     pub fn collect_mail(&mut self) {
-        if self
-            .mailbox
-            .as_ref()
-            .is_some_and(|mailbox| mailbox.has_mail())
-        {
+        if self.span != 0 && registry::posts() != self.mail_seen {
             self.apply_mail();
         }
     }
 
     #[cold]
     fn apply_mail(&mut self) {
-        let Some(mailbox) = &self.mailbox else {
-            return;
-        };
-        for view in mailbox.take() {
+        self.mail_seen = registry::posts();
+        for view in registry::take_mail(&self.ranges) {
             self.release(view);
         }
     }
@@ -513,15 +560,19 @@ impl Arena {
         }
     }
 
-    /// This arena's registry slot (0 while it holds no chunk).
+    /// The base of this arena's current id range (0 while it holds no chunk): the
+    /// `chunk` field of a view it writes is this plus the local chunk index (the index
+    /// of the chunk in [`Arena::share_chunks`]). Views written before the arena's last
+    /// chunk beyond its previous range name a smaller range of it.
     pub fn slot(&self) -> u32 {
-        self.slot
+        self.base
     }
 
     /// The view location of a block.
+    #[inline(always)]
     fn location(&self, block: BlockRef) -> Location {
         Location {
-            chunk: chunk_id(self.slot, block.local),
+            chunk: self.base | block.local,
             offset: block.offset,
         }
     }
@@ -542,5 +593,7 @@ impl Arena {
     }
 }
 
+#[cfg(test)]
+mod growth_tests;
 #[cfg(test)]
 mod tests;

@@ -5,7 +5,6 @@
 use std::sync::Arc;
 
 use super::blocks::size_class;
-use super::registry::{self, chunk_id, split_id};
 use super::{Arena, Chunk, ChunkBuf, Kind, DEDICATED_THRESHOLD};
 use crate::error::{Error, Result};
 use crate::view::View;
@@ -89,7 +88,7 @@ impl Arena {
     ) -> Result<bool> {
         let whole = source.usage.string_bytes;
         let worth = whole / SHARE_BYTES_PER_VIEW >= views.len().max(1);
-        if self.slot != 0 || !self.chunks.is_empty() || source.slot == 0 || !worth {
+        if self.span != 0 || !self.chunks.is_empty() || source.span == 0 || !worth {
             return Ok(false);
         }
         let covered = views
@@ -128,35 +127,38 @@ impl Arena {
         if free_locals.len() == chunks.len() {
             return Ok(false);
         }
-        self.claim_slot()?;
-        for (local, chunk) in chunks.iter().enumerate() {
-            if chunk.buf.is_empty() {
-                continue;
-            }
-            if let Err(err) = registry::publish(self.slot, local as u32, &chunk.buf) {
-                (0..local as u32).for_each(|done| registry::withdraw(self.slot, done));
-                return Err(err);
-            }
-        }
-        self.usage.capacity = chunks.iter().map(|chunk| chunk.buf.len()).sum();
+        // The copy's views keep the source's local chunk indices, in a range of its own.
         self.chunks = chunks;
+        let bytes = self.chunks.iter().map(|chunk| chunk.buf.len()).sum();
+        if let Err(err) = self.claim_ids(self.chunks.len(), bytes) {
+            self.chunks = Vec::new();
+            return Err(err);
+        }
+        self.usage.capacity = self.chunks.iter().map(|chunk| chunk.buf.len()).sum();
         self.free_locals = free_locals;
+        self.shared_from = source.ranges;
+        self.shared_current = (source.base, source.span);
         // New strings go to chunks of this arena's own (from the smallest size up): the
         // tails of the shared chunks belong to `source`.
         self.current = None;
         Ok(true)
     }
 
-    /// The view in this arena of `view`'s string, shared from the arena in `source_slot`
-    /// by [`Arena::share_from`]: its block is claimed, each block once. `None` for a view
-    /// that names no free block of a shared chunk (another arena's view, a chunk that was
-    /// not shared, a block claimed before): the caller stores a copy of those.
+    /// The view in this arena of `view`'s string, shared by [`Arena::share_from`] from
+    /// the arena whose [`Arena::slot`] is `source_slot`: its block is claimed, each block
+    /// once. `None` for a view that names no free block of a shared chunk (another
+    /// arena's view, a chunk that was not shared, a block claimed before): the caller
+    /// stores a copy of those.
     #[inline]
     pub fn claim_shared(&mut self, view: View, source_slot: u32) -> Option<View> {
         let location = view.location()?;
-        let (slot, local) = split_id(location.chunk);
-        if slot != source_slot {
+        let (base, span) = self.shared_current;
+        if base != source_slot || span == 0 {
             return None;
+        }
+        let mut local = location.chunk.wrapping_sub(base);
+        if local >= span {
+            local = self.shared_from.local_of(location.chunk)?;
         }
         let (len, offset) = (view.len(), location.offset as usize);
         let held = match &mut self.chunks.get_mut(local as usize)?.kind {
@@ -180,7 +182,7 @@ impl Arena {
         };
         self.usage.used += held;
         self.usage.string_bytes += len;
-        Some(view.with_chunk(chunk_id(self.slot, local)))
+        Some(view.with_chunk(self.base | local))
     }
 
     /// Ends a copy started by [`Arena::share_from`]: lets go of the shared chunks that
@@ -195,10 +197,10 @@ impl Arena {
         }
     }
 
-    /// Whether `view` is a long string of this arena (by the slot it names).
+    /// Whether `view` is a long string of this arena (by the id range it names).
     #[inline]
     fn is_own(&self, view: &View) -> bool {
         view.location()
-            .is_some_and(|location| split_id(location.chunk).0 == self.slot)
+            .is_some_and(|location| self.own_local(location.chunk).is_some())
     }
 }

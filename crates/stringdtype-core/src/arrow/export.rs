@@ -16,7 +16,6 @@ use std::sync::Arc;
 
 use super::error::ArrowError;
 use super::ffi::{take_private, ArrowArray, ArrowSchema, ARROW_FLAG_NULLABLE};
-use crate::arena::registry::chunk_id;
 use crate::arena::{note_unshared, Arena, ChunkBuf, ChunkShare};
 use crate::view::{Location, View};
 
@@ -154,13 +153,7 @@ where
     });
     let mut extra = Vec::new();
     if copied.any_unshared {
-        extra = copy_unshared(
-            &mut views_buf,
-            &unshared,
-            copied.length,
-            arena,
-            shared.len(),
-        )?;
+        extra = copy_unshared(&mut views_buf, &unshared, arena, &shared)?;
     }
     let validity = (copied.null_count > 0).then_some(validity);
     Ok(assemble(
@@ -207,10 +200,9 @@ fn copy_views(
         .chain([0])
         .collect();
     let last = limits.len() - 1;
-    // A view's chunk field minus `base` is its local chunk index when the view is of
-    // this arena's slot, and at least `MAX_LOCAL_CHUNKS` (more than `last`) otherwise:
-    // one comparison checks both.
-    let base = chunk_id(slot, 0);
+    // A view's chunk field minus `base` is its local chunk index when it is of the current
+    // id range (aligned: `base | local`), more than `last` otherwise: one compare.
+    let base = slot;
     let (mut length, mut null_count, mut any) = (0, 0, false);
     // Eight views per bitmap byte: the bit positions are constants of the unrolled loop.
     for (byte, slots) in out.chunks_mut(8).enumerate() {
@@ -252,23 +244,27 @@ fn copy_views(
 /// Largest extra data buffer: view offsets are 32-bit.
 const MAX_EXTRA: usize = 1 << 31;
 
-/// Copies the strings of the long views that [`copy_views`] left as they were (in chunks
-/// the arena does not share, or of other arenas) into extra data buffers, numbered after
-/// the arena's chunks, and points the views at them (the slow path of the export).
+/// The export's slow path: copies the strings of the long views [`copy_views`] left (of
+/// chunks not shared, of other arenas) into extra buffers after the chunks; a view of a
+/// shared chunk by an earlier id range of the arena only gets the chunk's index.
 #[cold]
 fn copy_unshared(
     views: &mut AlignedBuffer,
     unshared: &[u8],
-    length: usize,
     arena: &Arena,
-    chunks: usize,
+    shared: &[ChunkShare],
 ) -> Result<Vec<AlignedBuffer>, ArrowError> {
     let mut extra: Vec<Vec<u8>> = Vec::new();
-    for i in (0..length).filter(|&i| unshared[i / 8] & (1 << (i % 8)) != 0) {
+    for i in set_bits(unshared) {
         let raw: [u8; 16] = views.as_bytes()[16 * i..16 * i + 16]
             .try_into()
             .expect("16");
         let view = View::from_bytes(raw);
+        if let Some(local) = shared_local(&view, arena, shared) {
+            let moved = view.with_chunk(local);
+            views.as_mut_bytes()[16 * i..16 * i + 16].copy_from_slice(&moved.to_bytes());
+            continue;
+        }
         let bytes = arena
             .get(&view)
             .map_err(|_| ArrowError::CorruptView { index: i })?;
@@ -284,7 +280,7 @@ fn copy_unshared(
             .map_err(|_| ArrowError::Malformed("out of memory copying strings".into()))?;
         let offset = buffer.len() as u32;
         buffer.extend_from_slice(bytes);
-        let index = (chunks + extra.len() - 1) as u32;
+        let index = (shared.len() + extra.len() - 1) as u32;
         let moved = View::long(
             view.len(),
             view.prefix(),
@@ -304,6 +300,26 @@ fn copy_unshared(
             buffer
         })
         .collect())
+}
+
+/// The positions of the bits set in `bits`, found word by word (not bit by bit).
+fn set_bits(bits: &[u8]) -> impl Iterator<Item = usize> + '_ {
+    bits.chunks(8).enumerate().flat_map(|(at, bytes)| {
+        let mut word = bytes.iter().rev().fold(0u64, |w, &b| w << 8 | u64::from(b));
+        std::iter::from_fn(move || {
+            let bit = word.trailing_zeros() as usize;
+            word &= word.wrapping_sub(1);
+            (bit < 64).then_some(at * 64 + bit)
+        })
+    })
+}
+
+/// The index of the shared chunk of `arena` that holds `view`'s string, if any.
+fn shared_local(view: &View, arena: &Arena, shared: &[ChunkShare]) -> Option<u32> {
+    let at = view.location()?;
+    let local = arena.own_local(at.chunk)?;
+    let len = shared.get(local as usize)?.as_shared()?.1;
+    (at.offset as usize + view.len() <= len).then_some(local)
 }
 
 fn assemble(
@@ -411,7 +427,6 @@ pub(crate) mod live {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::arena::registry::split_id;
     use crate::arena::MIN_CHUNK;
 
     fn buffer(array: &ArrowArray, i: usize) -> *const c_void {
@@ -443,7 +458,7 @@ mod tests {
         // The exported view names the chunk by its index among the data buffers.
         let at = long.location().unwrap();
         let local = Location {
-            chunk: split_id(at.chunk).1,
+            chunk: at.chunk - arena.slot(),
             offset: at.offset,
         };
         let exported = View::long(long.len(), long.prefix(), local).unwrap();
@@ -494,6 +509,7 @@ mod tests {
         let mut other = Arena::new();
         let theirs = other.store(&[b'o'; 30]).unwrap();
         let mut arena = Arena::new();
+        arena.reserve(MIN_CHUNK);
         let mine: Vec<View> = (0..8)
             .map(|i| arena.store(&[b'a' + i; 20]).unwrap())
             .collect();
@@ -543,6 +559,7 @@ mod tests {
     #[test]
     fn bytes_past_the_shared_length_are_copied_not_shared() {
         let mut arena = Arena::new();
+        arena.reserve(MIN_CHUNK);
         let good = arena.store(&[b'g'; 20]).unwrap();
         let at = good.location().unwrap();
         // Raw bytes may name the unused tail of the chunk: its bytes are copied, so the
