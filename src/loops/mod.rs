@@ -223,7 +223,7 @@ pub fn operand<'a>(
 #[derive(Clone, Copy)]
 pub struct Output {
     k: usize,
-    /// See `dtype::is_fresh_destination`.
+    /// See `element::is_fresh_destination`.
     fresh: bool,
 }
 
