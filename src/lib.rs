@@ -11,6 +11,7 @@ mod error;
 mod ffi;
 mod lists;
 mod loops;
+mod missing;
 mod ndarray;
 mod numpy_version;
 mod regex;
