@@ -3,7 +3,7 @@
 //! are locked for reading, so loops that only read one array run together; an arena that
 //! some output writes is locked for writing.
 //!
-//! Code that holds these locks never calls into Python (see `stringdtype_core::sync`):
+//! Code that holds these locks never calls into Python (see `stringdtype_core::fork`):
 //! errors are plain values, turned into exceptions after the locks are released.
 
 use std::marker::PhantomData;

@@ -13,13 +13,14 @@ use pyo3::prelude::*;
 use stringdtype_core::View;
 
 use crate::casts;
-use crate::descr::{self, na_equal, python, DescrObject, StringDescr};
+use crate::descr::{self, python, DescrObject, StringDescr};
 use crate::element::{
     as_pystring, compare_elements, element_truth, get_element, read_view, replace_element,
-    set_element,
+    set_element, sorting_order,
 };
 use crate::error::{loop_guard, with_gil_guard};
 use crate::ffi::*;
+use crate::missing;
 use crate::numpy_version::rules;
 use crate::sort;
 
@@ -92,9 +93,8 @@ unsafe extern "C" fn common_instance(
     with_gil_guard(ptr::null_mut(), |py| {
         // SAFETY: NumPy passes two live StringDType descriptors.
         let (da, db) = unsafe { (StringDescr::from_raw(a), StringDescr::from_raw(b)) };
-        let (na_a, na_b) = (da.na_object(py), db.na_object(py));
-        let coerce = rules().common_coerce(da.coerce(), db.coerce());
-        if na_a.is_some() && na_b.is_some() && !na_equal(na_a.as_ref(), na_b.as_ref()) {
+        let common_coerce = |x, y| rules().common_coerce(x, y);
+        let (na, coerce) = missing::common_params(py, &[da, db], common_coerce, |_, _| {
             // SAFETY: both are live objects.
             let (ra, rb) = unsafe {
                 (
@@ -102,11 +102,11 @@ unsafe extern "C" fn common_instance(
                     Bound::from_borrowed_ptr(py, b.cast()).repr()?,
                 )
             };
-            return Err(PyTypeError::new_err(format!(
+            Ok(PyTypeError::new_err(format!(
                 "Cannot find common instance for incompatible dtypes '{ra}' and '{rb}'"
-            )));
-        }
-        descr::new_descr(py, na_a.or(na_b).as_ref(), coerce)
+            )))
+        })?;
+        descr::new_descr(py, na.as_ref(), coerce)
     })
 }
 
@@ -234,7 +234,7 @@ unsafe extern "C" fn compare(a: *const u8, b: *const u8, array: *mut c_void) -> 
         let descr = unsafe { StringDescr::of_array(array) };
         let arena = descr.arena().read();
         let (va, vb) = unsafe { (read_view(a), read_view(b)) };
-        result = compare_elements(&arena, descr.na(), va, vb)? as c_int;
+        result = sorting_order(&arena, descr.na(), va, vb)? as c_int;
         Ok(())
     });
     if status < 0 {

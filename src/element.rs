@@ -1,5 +1,5 @@
 //! One element of a StringDType array: reading and writing its 16-byte view, converting
-//! it from and to Python objects, and comparing elements with the missing-value rules.
+//! it from and to Python objects, and comparing elements (missing values: `missing`).
 //! Everything that loops over elements builds on this.
 
 use std::cmp::Ordering;
@@ -11,8 +11,9 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use stringdtype_core::{kernels, Arena, View};
 
-use crate::descr::{na_equal, NaKind, StringDescr};
+use crate::descr::{na_equal, StringDescr};
 use crate::error::CoreResultExt;
+use crate::missing::{self, NaKind};
 
 /// Reads the element at `ptr` (any alignment).
 ///
@@ -261,11 +262,8 @@ pub fn compare_elements(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResul
     compare_with_na(na, &a, arena, &b, arena)
 }
 
-/// The order of two elements as NumPy 2.4's StringDType decides it, with the missing-value
-/// rule `na` (the first operand's): a NaN-like missing value is greater than anything,
-/// itself included, when it is `a` (so `argmax` finds the last one, as NumPy does); a
-/// string one, or any missing value under a descriptor without `na_object`, compares as
-/// that string (the empty string); any other one is an error.
+/// The order of two elements with the missing-value rule `na` (the call's): see
+/// [`missing::order_missing`] for missing values.
 #[inline]
 pub fn compare_with_na(
     na: &NaKind,
@@ -275,54 +273,25 @@ pub fn compare_with_na(
     arena_b: &Arena,
 ) -> PyResult<Ordering> {
     if a.is_na() || b.is_na() {
-        return compare_missing(na, a, arena_a, b, arena_b);
+        return missing::order_missing(na, (a, arena_a), (b, arena_b));
     }
     kernels::compare_views(a, b, || arena_a.get(a).py(), || arena_b.get(b).py())
 }
 
-/// [`compare_with_na`] when `a` or `b` is missing.
-#[cold]
-fn compare_missing(
-    na: &NaKind,
-    a: &View,
-    arena_a: &Arena,
-    b: &View,
-    arena_b: &Arena,
-) -> PyResult<Ordering> {
-    let default: &[u8] = match na {
-        NaKind::NanLike if a.is_na() => return Ok(Ordering::Greater),
-        NaKind::NanLike => return Ok(Ordering::Less),
-        NaKind::Other => {
-            return Err(PyValueError::new_err(
-                "Cannot compare null that is not a nan-like value",
-            ))
-        }
-        NaKind::String(default) => default,
-        NaKind::Unset => b"",
-    };
-    let x = if a.is_na() {
-        default
-    } else {
-        arena_a.get(a).py()?
-    };
-    let y = if b.is_na() {
-        default
-    } else {
-        arena_b.get(b).py()?
-    };
-    Ok(x.cmp(y))
+/// The order of two elements of one array for sorts and `searchsorted` (the `compare`
+/// slot): a total order, see [`missing::sorting_order`].
+#[inline]
+pub fn sorting_order(arena: &Arena, na: &NaKind, a: View, b: View) -> PyResult<Ordering> {
+    if a.is_na() || b.is_na() {
+        return missing::sorting_order(na, (&a, arena), (&b, arena));
+    }
+    kernels::compare_views(&a, &b, || arena.get(&a).py(), || arena.get(&b).py())
 }
 
-/// Truth of an element: non-empty; a NaN-like missing value is true (as NaN is), any
-/// other non-string missing value false.
+/// Truth of an element: non-empty; a missing value's is [`missing::missing_truth`].
 pub fn element_truth(na: &NaKind, view: View) -> bool {
     if view.is_na() {
-        return match na {
-            NaKind::NanLike => true,
-            // NumPy's StringDType gives this (surprising) answer; kept for parity.
-            NaKind::String(default) => default.is_empty(),
-            NaKind::Other | NaKind::Unset => false,
-        };
+        return missing::missing_truth(na);
     }
     !view.is_empty()
 }

@@ -12,6 +12,7 @@ mod error;
 mod ffi;
 mod lists;
 mod loops;
+mod missing;
 mod ndarray;
 mod numpy_version;
 mod regex;

@@ -35,6 +35,19 @@
 //!   - structured and subarray voids no longer cast to a StringDType: a `TypeError`
 //!     (before: the bytes of each element were read as those of an unstructured void).
 //!     See [`Rules::structured_void_to_string`].
+//! - **Comparisons with missing values** (no rule here: the package decides the same on
+//!   every release, `missing::compare_missing`). NumPy 2.2-2.5's own StringDType says that
+//!   a missing `None`-like value equals `""` (its loop falls through to comparing the
+//!   missing value as an empty string) and that a NaN-like one is not `!=` anything, so
+//!   `np.unique` (sort-based for a user dtype: `aux[1:] != aux[:-1]`) drops NaN-like
+//!   missing values and counts them as the string before them. NumPy fixed both for the
+//!   release after 2.5 (numpy#32564, not backported because `arr[arr != sentinel]`
+//!   changes). The package follows the fixed rules, which are Python's, on every
+//!   release: NaN-like compares as float NaN, `None`-like equals only a missing value,
+//!   and the rule is the first `na_object` set among the operands (2.5's `NaRule::Common`)
+//!   on every release, so `"" == arr` and `arr == ""` agree. Sorts and the `compare` slot
+//!   (`searchsorted`) call two missing values equal, as float NaN sorts. The reference
+//!   run of the tests (`STRINGDTYPE_TEST_REFERENCE=numpy`) skips these tests before 2.6.
 //! - Also in **2.5**, NumPy fixed three bugs where the package already followed Python's
 //!   `str` on every release (no rule here, listed so the tests know): a negative
 //!   `multiply` count gives `''` (2.0-2.1 raised `MemoryError`, 2.2-2.4 `OverflowError`),

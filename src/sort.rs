@@ -12,19 +12,16 @@ use std::ffi::{c_int, c_void};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
-use crate::descr::{DescrState, NaKind, StringDescr};
-use crate::element::{compare_elements, read_view, write_view};
+use crate::descr::{DescrState, StringDescr};
+use crate::element::{compare_elements, read_view, sorting_order, write_view};
 use crate::error::loop_guard;
 use crate::ffi::npy_intp;
+use crate::missing;
 
-/// NumPy's element order, made a total order: two NaN-like missing values are equal
-/// (NumPy's `compare` calls the first one greater, which a sort must not see).
+/// The element order as a total order (`element::sorting_order`).
 #[inline]
 fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> PyResult<Ordering> {
-    if a.is_na() && b.is_na() {
-        return Ok(Ordering::Equal);
-    }
-    compare_elements(arena, &state.na, *a, *b)
+    sorting_order(arena, &state.na, *a, *b)
 }
 
 /// Sorts `items` by their views with `order`; the first comparison error, if any, is
@@ -38,7 +35,7 @@ fn sort_by_view<T>(
 ) -> PyResult<()> {
     // A missing value that cannot be compared fails before sorting: an erring comparison
     // would not be a total order, which Rust's sorts may reject with a panic.
-    if matches!(state.na, NaKind::Other) {
+    if missing::unorderable(&state.na) {
         if let Some(missing) = items.iter().map(&view).find(|v| v.is_na()) {
             compare_elements(arena, &state.na, *missing, *missing)?;
         }

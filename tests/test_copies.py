@@ -314,8 +314,8 @@ def test_large_sorted_copies_match_numpy(flavor, rng, func, request):
     if func is np.unique and isinstance(flavor.na_object, float):
         reason = (
             "NumPy answers np.unique of its own StringDType from a hash table, which keeps "
-            "NaN-like missing values; a user dtype's goes through sorting, where NaN != NaN "
-            "drops them (as NumPy's own does with return_counts=True)"
+            "one NaN-like missing value; a user dtype's goes through sorting, where each "
+            "missing value stays (NaN != NaN, tests/test_missing_comparisons.py)"
         )
         request.applymarker(pytest.mark.xfail(reason=reason))
     values = make_large_source(flavor, rng)[1].ravel().tolist()

@@ -201,12 +201,6 @@ def test_sort_by_field(flavor, rng):
     assert normalize(b.tolist()) == normalize([values[r] for r in by_s])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the legacy compare slot (src/dtype.rs `compare`) orders a NaN-like missing "
-    "value after every element, itself included, so two missing values never tie and "
-    "NumPy's structured compare does not go on to the next field",
-)
 @pytest.mark.parametrize("flavor", [f for f in FLAVORS if f.na_is_nan], ids=str)
 def test_missing_values_tie_in_a_sort_by_field(flavor):
     # As float NaNs do in a float64 field: np.argsort gives [3, 5, 4, 1, 2, 0] there.

@@ -137,6 +137,14 @@ BINARY = {
 }
 
 
+def skip_missing_comparison(na_key, name):
+    """Comparisons with missing values follow NumPy's fixed rules (numpy#32564), which no
+    supported NumPy's own StringDType has: tests/test_missing_comparisons.py checks them
+    against Python's semantics."""
+    if na_key != "unset" and name not in ("maximum", "minimum", "add"):
+        pytest.skip("missing values compare by numpy#32564: test_missing_comparisons.py")
+
+
 @pytest.fixture(params=list(NA_OBJECTS))
 def na_key(request):
     return request.param
@@ -150,6 +158,7 @@ def values(rng, na_key, n=60):
 
 @pytest.mark.parametrize("name", BINARY)
 def test_binary_arrays(rng, na_key, name):
+    skip_missing_comparison(na_key, name)
     a, b = values(rng, na_key), values(rng, na_key)
     # Share some elements so that equality and prefix ties are exercised.
     b[::3] = a[::3]
@@ -159,6 +168,7 @@ def test_binary_arrays(rng, na_key, name):
 @pytest.mark.parametrize("name", BINARY)
 @pytest.mark.parametrize("scalar", ["", "abc", "exactly12byt", "a" * 13, "é"])
 def test_binary_with_python_str(rng, na_key, name, scalar):
+    skip_missing_comparison(na_key, name)
     a = values(rng, na_key)
     check(lambda x: BINARY[name](x, scalar), na_key, a)
     check(lambda x: BINARY[name](scalar, x), na_key, a)

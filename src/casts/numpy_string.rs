@@ -16,11 +16,13 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stringdtype_core::{Arena, View};
 
-use super::pairs::{na_text, Pairs};
-use crate::descr::{self, NaKind, StringDescr};
+use super::pairs::Pairs;
+use crate::descr::{self, StringDescr};
 use crate::element::{is_fresh_destination, read_view, write_element};
 use crate::error::CoreResultExt;
 use crate::ffi::*;
+use crate::missing;
+use crate::missing::na_text;
 
 /// NumPy's descriptor of one end of the cast, with its allocator locked while alive.
 struct LockedAllocator {
@@ -116,7 +118,7 @@ super::pairs::strided_loop!(pub(super) numpy_string_to_string, |pairs| {
     let source = numpy_params(pairs.src_descr);
     let na_name = static_bytes(&source.na_name);
     let dst = pairs.dst().state();
-    let keeps_na = dst.na != NaKind::Unset;
+    let keeps_na = missing::has_na(&dst.na);
     let n = pairs.n.max(0) as usize;
     let mut views = Vec::new();
     if views.try_reserve_exact(n).is_err() {
@@ -215,7 +217,7 @@ super::resolve::resolver!(
         let src = unsafe { StringDescr::from_raw(r.given(0)) };
         r.fill(|_, _| numpy_descr(py, src.na_object(py).as_ref(), src.coerce()))?;
         let dst = numpy_params(r.chosen(1));
-        Ok(casting(*src.na() != NaKind::Unset, !dst.na_object.is_null()))
+        Ok(casting(missing::has_na(src.na()), !dst.na_object.is_null()))
     }
 );
 
@@ -231,6 +233,6 @@ super::resolve::resolver!(
         r.fill(|_, _| descr::new_descr(py, na_object.as_ref(), src.coerce != 0))?;
         // SAFETY: the destination is a StringDType descriptor of ours (filled above).
         let dst = unsafe { StringDescr::from_raw(r.chosen(1)) };
-        Ok(casting(!src.na_object.is_null(), *dst.na() != NaKind::Unset))
+        Ok(casting(!src.na_object.is_null(), missing::has_na(dst.na())))
     }
 );

@@ -3,7 +3,7 @@
 
 use pyo3::prelude::*;
 
-use crate::descr::{DescrState, NaKind, StringDescr};
+use crate::descr::StringDescr;
 use crate::element::read_view;
 use crate::error::CoreResultExt;
 use crate::ffi::PyArray_Descr;
@@ -100,14 +100,7 @@ macro_rules! strided_loop {
 }
 pub(super) use strided_loop;
 
-/// What a missing value becomes in a dtype without one: `str(na_object)`, or the string
-/// itself for a string `na_object`.
-pub(super) fn na_text(state: &DescrState) -> &[u8] {
-    match &state.na {
-        NaKind::String(default) => default,
-        _ => &state.na_name,
-    }
-}
+pub(super) use crate::missing::na_text;
 
 /// The element size of a (fixed-width) descriptor.
 pub(super) fn elsize(descr: *const PyArray_Descr) -> usize {

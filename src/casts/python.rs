@@ -12,19 +12,19 @@ use pyo3::types::PyString;
 use stringdtype_core::{Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, strided_loop};
-use crate::descr::NaKind;
 use crate::element::{
     convert_object, decode, get_element, missing_element, read_view, replace_element,
 };
 use crate::error::{to_py, CoreResultExt};
 use crate::ffi::{PyArray_Descr, PyArray_Pack, PyArray_Scalar};
+use crate::missing;
 use crate::numpy_version::rules;
 
 strided_loop!(pub(super) scalar_to_string, |pairs| {
     // SAFETY: this loop is registered with REQUIRES_PYAPI, so NumPy holds the GIL.
     let py = unsafe { Python::assume_attached() };
     let state = pairs.dst().state();
-    let keep_na = state.na != NaKind::Unset;
+    let keep_na = missing::has_na(&state.na);
     // SAFETY: a live descriptor.
     let src_kind = unsafe { (*pairs.src_descr).kind } as u8;
     pairs.for_each(|src, dst| {
@@ -40,7 +40,7 @@ strided_loop!(pub(super) scalar_to_string, |pairs| {
         let missing = match src_kind {
             b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
             b'f' => {
-                state.na == NaKind::NanLike
+                missing::propagates(&state.na)
                     && elsize(pairs.src_descr) == 8
                     && rules().float_nan_is_missing
                     && scalar.ne(&scalar)?
@@ -88,7 +88,7 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an element of the source array.
         let view = unsafe { read_view(src) };
-        let value = if view.is_na() && !matches!(state.na, NaKind::String(_)) {
+        let value = if view.is_na() && missing::default_string(&state.na).is_none() {
             missing_value(py, dst_descr)?
         } else {
             // SAFETY: as above.

@@ -7,9 +7,10 @@ use std::ffi::c_int;
 use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 
-use crate::descr::{self, NaKind, StringDescr};
+use crate::descr::{self, StringDescr};
 use crate::ffi::*;
 use crate::loops::resolve::{default_descr, fill_descriptors};
+use crate::missing;
 
 /// The arguments NumPy passes to `resolve_descriptors`, for a cast (two operands).
 pub(super) struct Resolution {
@@ -75,7 +76,7 @@ resolver!(
         r.fill(|_, _| src.clone_params(py))?;
         // SAFETY: the destination is a StringDType descriptor too (filled above).
         let dst = unsafe { StringDescr::from_raw(r.chosen(1)) };
-        let lossy = *src.na() != NaKind::Unset && *dst.na() == NaKind::Unset;
+        let lossy = missing::has_na(src.na()) && !missing::has_na(dst.na());
         Ok(if lossy {
             NPY_UNSAFE_CASTING
         } else {

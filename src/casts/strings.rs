@@ -12,17 +12,18 @@ use stringdtype_core::{Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
-use crate::descr::{DescrState, NaKind};
+use crate::descr::DescrState;
 use crate::element::{
     element_truth, is_fresh_destination, read_view, replace_element, write_element,
 };
 use crate::error::{to_py, CoreResultExt};
 use crate::ffi::PyArray_Descr;
+use crate::missing;
 use crate::numpy_version::{rules, InvalidUtf8};
 
 strided_loop!(pub(super) string_to_string, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
-    let keep_na = dst_state.na != NaKind::Unset;
+    let keep_na = missing::has_na(&dst_state.na);
     let (source, target) = (&src_state.arena, &dst_state.arena);
     if !ptr::eq(source, target) {
         // Two arenas. NumPy's `take`, fancy indexing and masked copies call this once
@@ -93,7 +94,7 @@ fn copy_sharing(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> Option<Py
         Err(err) => return Some(Err(to_py(err))),
     }
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
-    let keep_na = dst_state.na != NaKind::Unset;
+    let keep_na = missing::has_na(&dst_state.na);
     let from = read.slot();
     let copied = pairs.for_each(|src, dst| {
         // SAFETY: `src` and `dst` are elements of the loop's arrays.

@@ -20,10 +20,11 @@ use flat::{merge_python_lists, FlatLists};
 use objects::TextLists;
 use sink::{out_of_memory, Answers, ListSink};
 
-use crate::descr::{new_descr, DescrState, NaKind, StringDescr};
+use crate::descr::{new_descr, DescrState, StringDescr};
 use crate::error::CoreResultExt;
 use crate::ffi::PyArrayObject_fields;
 use crate::loops::reserve;
+use crate::missing::{default_string, propagates};
 use crate::ndarray::{array_from_views, Elements};
 use crate::regex::{Program, RegexProgram};
 use crate::unicode::tables;
@@ -126,9 +127,9 @@ fn split_all<L: ListSink>(
     let arena = state.arena.read();
     let mut pieces = Vec::new();
     for view in elements.views() {
-        let s = match (&state.na, view.is_na()) {
+        let s = match (default_string(&state.na), view.is_na()) {
             (_, false) => arena.get(&view).py()?,
-            (NaKind::String(default), true) => default,
+            (Some(default), true) => default,
             (_, true) => {
                 lists.push_missing()?;
                 continue;
@@ -213,9 +214,9 @@ pub fn _join_flat<'py>(
             scratch.clear();
             let mut missing = false;
             for (k, view) in items[w[0] as usize..w[1] as usize].iter().enumerate() {
-                let item = match (&state.na, view.is_na()) {
+                let item = match (default_string(&state.na), view.is_na()) {
                     (_, false) => source.get(view).py()?,
-                    (NaKind::String(default), true) => default,
+                    (Some(default), true) => default,
                     (_, true) => {
                         missing = true;
                         break;
@@ -302,10 +303,10 @@ fn regex_items<L: ListSink>(
     let arena = state.arena.read();
     let mut pending = Vec::new();
     for (i, view) in elements.views().enumerate() {
-        let s = match (&state.na, view.is_na()) {
+        let s = match (default_string(&state.na), view.is_na()) {
             (_, false) => arena.get(&view).py()?,
-            (NaKind::String(default), true) => default,
-            (NaKind::NanLike, true) => {
+            (Some(default), true) => default,
+            (None, true) if propagates(&state.na) => {
                 lists.push_missing()?;
                 continue;
             }

@@ -7,15 +7,14 @@ pub mod resolve;
 use std::ffi::c_char;
 use std::ptr;
 
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
-use crate::descr::{DescrState, NaKind, StringDescr};
+use crate::descr::{DescrState, StringDescr};
 use crate::element::{is_fresh_destination, read_view, write_element};
 use crate::error::CoreResultExt;
 use crate::ffi::*;
-use crate::numpy_version::{rules, NaRule};
 pub use resolve::resolver;
 
 /// Defines a strided-loop entry point (a cast or a ufunc loop) that runs `$body` inside
@@ -130,27 +129,6 @@ impl<'a> Args<'a> {
     }
 }
 
-/// The missing-value rule of an operation over several string operands: the first
-/// operand's up to NumPy 2.4, the first one set from 2.5 on (`numpy_version::NaRule`).
-/// A missing value of another operand follows it; under `NaKind::Unset` it acts as the
-/// empty string.
-pub fn effective_na<'a>(states: &[&'a DescrState]) -> &'a NaKind {
-    let first = &states[0].na;
-    match rules().na {
-        NaRule::FirstOperand => first,
-        NaRule::Common => states
-            .iter()
-            .map(|state| &state.na)
-            .find(|na| **na != NaKind::Unset)
-            .unwrap_or(first),
-    }
-}
-
-/// An error for an operation on a missing value that is not NaN-like or a string.
-pub fn na_error(message: &str) -> PyErr {
-    PyValueError::new_err(message.to_string())
-}
-
 /// Element `i` of a count operand `k` (int64, or uint64 for a loop registered with
 /// [`LoopDef::unsigned_counts`]); a uint64 beyond int64 is an `OverflowError` naming
 /// `what`.
@@ -195,35 +173,11 @@ pub unsafe fn read_i64(args: &Args<'_>, k: usize, i: isize) -> i64 {
     unsafe { ptr::read_unaligned(args.at(k, i) as *const i64) }
 }
 
-/// The bytes an operation sees for a string operand: its own, or for a missing value the
-/// `na_object` string; `None` for a NaN-like missing value when `nan_propagates` (the
-/// result is then missing, or false); `error()` for a missing value the operation cannot
-/// use.
-#[inline(always)]
-pub fn operand<'a>(
-    view: &'a View,
-    arena: &'a Arena,
-    na: &'a NaKind,
-    nan_propagates: bool,
-    error: impl FnOnce() -> PyErr,
-) -> PyResult<Option<&'a [u8]>> {
-    if !view.is_na() {
-        return arena.get(view).py().map(Some);
-    }
-    match na {
-        NaKind::String(default) => Ok(Some(default)),
-        // A missing value of another operand, under a first operand without one.
-        NaKind::Unset => Ok(Some(b"")),
-        NaKind::NanLike if nan_propagates => Ok(None),
-        _ => Err(error()),
-    }
-}
-
 /// How a loop writes the string results of its output operand `k`.
 #[derive(Clone, Copy)]
 pub struct Output {
     k: usize,
-    /// See `dtype::is_fresh_destination`.
+    /// See `element::is_fresh_destination`.
     fresh: bool,
 }
 

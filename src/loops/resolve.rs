@@ -8,9 +8,10 @@ use pyo3::exceptions::PyTypeError;
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 
-use crate::descr::{self, dtype_class, na_equal, StringDescr};
+use crate::descr::{self, dtype_class, StringDescr};
 use crate::error::with_gil_guard;
 use crate::ffi::*;
+use crate::missing;
 
 /// Fills the `n` loop descriptors: a given one as it is (a new reference), a missing one
 /// (null in `given`) from `make(i, dtype)`. All or nothing: when `make` fails, the
@@ -108,7 +109,18 @@ unsafe extern "C" fn resolve_descriptors<const NARGS: usize, const OUTS_FROM: us
             // SAFETY: NumPy passes NARGS given descriptors, live for the call.
             .filter_map(|i| unsafe { StringDescr::try_from_raw(*given.add(i)) })
             .collect();
-        let (na, coerce) = common_params(py, &string_inputs)?;
+        let (na, coerce) = missing::common_params(
+            py,
+            &string_inputs,
+            |a, b| a && b,
+            |a, b| {
+                Ok(PyTypeError::new_err(format!(
+                    "Cannot find a compatible null string value for null strings '{}' and '{}'",
+                    a.repr()?,
+                    b.repr()?
+                )))
+            },
+        )?;
         // SAFETY: NumPy's arguments, for NARGS operands.
         unsafe {
             fill_descriptors(NARGS, dtypes, given, loop_descrs, |_, dtype| {
@@ -121,29 +133,4 @@ unsafe extern "C" fn resolve_descriptors<const NARGS: usize, const OUTS_FROM: us
         }
         Ok(NPY_NO_CASTING)
     })
-}
-
-/// The `na_object` and `coerce` of an operation's string operands (NumPy's rules:
-/// unset combines with anything, two different ones are an error).
-fn common_params<'py>(
-    py: Python<'py>,
-    descrs: &[StringDescr<'_>],
-) -> PyResult<(Option<Bound<'py, PyAny>>, bool)> {
-    let mut na: Option<Bound<'py, PyAny>> = None;
-    let mut coerce = true;
-    for d in descrs {
-        coerce &= d.coerce();
-        match (&na, d.na_object(py)) {
-            (Some(a), Some(b)) if !na_equal(Some(a), Some(&b)) => {
-                return Err(PyTypeError::new_err(format!(
-                    "Cannot find a compatible null string value for null strings '{}' and '{}'",
-                    a.repr()?,
-                    b.repr()?
-                )))
-            }
-            (None, Some(b)) => na = Some(b),
-            _ => {}
-        }
-    }
-    Ok((na, coerce))
 }

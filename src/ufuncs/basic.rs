@@ -12,11 +12,15 @@ use stringdtype_core::{Arena, Error as CoreError, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::NaKind;
 use crate::element::compare_with_na;
 use crate::element::{read_len_and_prefix, read_view};
 use crate::error::CoreResultExt;
-use crate::loops::{effective_na, na_error, operand, read_count, ufunc_loop, Args, Output};
+use crate::loops::{read_count, ufunc_loop, Args, Output};
+use crate::missing::NaKind;
+use crate::missing::{
+    compare_missing, comparison_na, default_string, effective_na, has_na, na_error, operand,
+    propagates, string_or_default,
+};
 
 pub fn loops() -> Vec<LoopDef> {
     const TTT: &[Dt] = &[Dt::Ours, Dt::Ours, Dt::Ours];
@@ -78,7 +82,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
         return Ok(false);
     };
     let (sa, sb) = (args.state(0), args.state(1));
-    if sa.na != NaKind::Unset || scalar.is_na() {
+    if has_na(&sa.na) || scalar.is_na() {
         return Ok(false);
     }
     // SAFETY (for the writes below): element i of the string operand and of the output.
@@ -121,30 +125,22 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
         return Ok(());
     }
     let (sa, sb) = (args.state(0), args.state(1));
-    let na = effective_na(&[sa, sb]);
+    let na = comparison_na(&[sa, sb]);
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-    let message = format!("'{}' not supported for null values that are not nan-like or strings.", op.name());
+    let message = || {
+        format!(
+            "'{}' not supported for null values that are not nan-like or strings.",
+            op.name()
+        )
+    };
     for i in 0..args.n {
         // SAFETY: element i of each operand lies in its buffer.
         let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
         let result = if !a.is_na() && !b.is_na() {
             op.apply(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())?
         } else {
-            match na {
-                // NaN-like missing values compare false with everything, for every operator.
-                NaKind::NanLike => false,
-                NaKind::Other if !op.is_equality() => return Err(na_error(&message)),
-                // Otherwise a missing value is its string, or the empty string (as NumPy
-                // 2.4 does for == and != with a missing value that is not a string).
-                _ => {
-                    let na = if *na == NaKind::Other { &NaKind::Unset } else { na };
-                    let error = || na_error(&message);
-                    let x = operand(&a, arena_a, na, false, error)?.unwrap_or_default();
-                    let y = operand(&b, arena_b, na, false, error)?.unwrap_or_default();
-                    op.holds(x.cmp(y))
-                }
-            }
+            compare_missing(op, na, (&a, arena_a), (&b, arena_b), message)?
         };
         // SAFETY: element i of the bool output.
         unsafe { *args.at(2, i) = result as u8 };
@@ -275,16 +271,6 @@ ufunc_loop!(add_loop, 3, |args| {
     Ok(())
 });
 
-/// The bytes of `view`, or of the dtype's default string for a missing value. Inlined:
-/// the slice would otherwise come back through memory, once per element.
-#[inline(always)]
-fn string_or_default<'r>(view: &'r View, arena: &'r Arena, na: &'r NaKind) -> PyResult<&'r [u8]> {
-    match (na, view.is_na()) {
-        (NaKind::String(default), true) => Ok(default),
-        _ => arena.get(view).py(),
-    }
-}
-
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let (ss, so) = (args.state(STRING_AT), args.state(2));
     let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena], 1);
@@ -327,8 +313,8 @@ fn repeat_each<const STRING_AT: usize>(
             unsafe { output.write_view(args, writer, i, view) };
             continue;
         }
-        if s.is_na() && !matches!(ss.na, NaKind::String(_)) {
-            if ss.na != NaKind::NanLike {
+        if s.is_na() && default_string(&ss.na).is_none() {
+            if !propagates(&ss.na) {
                 return Err(PyTypeError::new_err(
                     "Cannot multiply null that is not a nan-like value",
                 ));
@@ -431,7 +417,7 @@ fn str_len_of_string(view: View, arena: &Arena, na: &NaKind) -> PyResult<usize> 
 }
 
 ufunc_loop!(isnan_loop, 2, |args| {
-    let nan_like = args.state(0).na == NaKind::NanLike;
+    let nan_like = propagates(&args.state(0).na);
     for i in 0..args.n {
         // SAFETY: element i of the input and of the bool output.
         unsafe { *args.at(1, i) = (nan_like && read_view(args.at(0, i)).is_na()) as u8 };

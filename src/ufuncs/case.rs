@@ -14,10 +14,10 @@ use stringdtype_core::kernels::{self, AsciiCase};
 
 use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::NaKind;
 use crate::element::read_view;
 use crate::ffi::StridedLoop;
-use crate::loops::{operand, ufunc_loop, Output};
+use crate::loops::{ufunc_loop, Output};
+use crate::missing::{default_string, operand};
 use crate::unicode::{tables, PythonTables};
 
 /// A case conversion as a type: its ufunc's name and docstring, its kernel and, where
@@ -129,10 +129,10 @@ ufunc_loop!(nbytes_loop, 2, |args| {
         // SAFETY: element i of the input.
         let view = unsafe { read_view(args.at(0, i)) };
         // The length is in the view: no arena is needed.
-        let len = match (view.is_na(), &state.na) {
+        let len = match (view.is_na(), default_string(&state.na)) {
             (false, _) => view.len(),
-            (true, NaKind::String(default)) => default.len(),
-            (true, _) => return Err(encode_error()),
+            (true, Some(default)) => default.len(),
+            (true, None) => return Err(encode_error()),
         };
         // SAFETY: element i of the int64 output.
         unsafe { ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };

@@ -13,7 +13,8 @@ use super::registry::{add_own_ufunc, Dt, LoopDef};
 use super::transform::for_each_output;
 use crate::arenas::ArenaLocks;
 use crate::element::read_view;
-use crate::loops::{operand, read_i64, ufunc_loop, Args, Output};
+use crate::loops::{read_i64, ufunc_loop, Args, Output};
+use crate::missing::operand;
 use crate::regex::{Program, Programs};
 
 const T: Dt = Dt::Ours;

@@ -11,10 +11,11 @@ use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::descr::NaKind;
 use crate::element::read_view;
 use crate::error::CoreResultExt;
-use crate::loops::{effective_na, operand, read_i64, ufunc_loop, Args};
+use crate::loops::{read_i64, ufunc_loop, Args};
+use crate::missing::NaKind;
+use crate::missing::{default_string, effective_na, operand, propagates};
 use crate::unicode::{tables, PythonTables};
 
 const T: Dt = Dt::Ours;
@@ -363,11 +364,11 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
         // SAFETY: element i of the string operand and of the bool output.
         let view = unsafe { read_view(args.at(0, i)) };
         let result = if view.is_na() {
-            match &state.na {
-                NaKind::NanLike => false,
-                NaKind::String(default) if END => default.ends_with(wanted),
-                NaKind::String(default) => default.starts_with(wanted),
-                _ => return Err(error()),
+            match default_string(&state.na) {
+                Some(default) if END => default.ends_with(wanted),
+                Some(default) => default.starts_with(wanted),
+                None if propagates(&state.na) => false,
+                None => return Err(error()),
             }
         } else if END {
             match kernels::inline_endswith(view, affix) {

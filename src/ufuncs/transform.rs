@@ -13,12 +13,10 @@ use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::{ArenaLocks, Readers};
-use crate::descr::NaKind;
 use crate::element::read_view;
 use crate::error::CoreResultExt;
-use crate::loops::{
-    effective_na, operand, read_count, read_i64, reserve, ufunc_loop, Args, Output,
-};
+use crate::loops::{read_count, read_i64, reserve, ufunc_loop, Args, Output};
+use crate::missing::{effective_na, operand, propagates, NaKind};
 use crate::unicode::tables;
 
 const T: Dt = Dt::Ours;
@@ -158,14 +156,15 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
     let na = effective_na(&[sa, sc]);
     let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena], 2);
     // The error for a missing `chars` element.
-    let chars_error = || match na {
-        NaKind::NanLike => {
+    let chars_error = || {
+        if propagates(na) {
             let name = S::CHARS;
             PyValueError::new_err(format!(
                 "Cannot use a null string that is not a string as the {name} delimiter"
             ))
+        } else {
+            strip_error()
         }
-        _ => strip_error(),
     };
     let fixed: Option<CharSet> = match args.scalar_view(1) {
         Some(view) => operand(&view, locks.get(1), na, false, chars_error)?.map(CharSet::new),

@@ -51,7 +51,7 @@ static POOL: Mutex<ChunkPool> = Mutex::new(ChunkPool {
     bytes: 0,
 });
 
-/// Runs `f` on the locked pool, inside a fork session (see [`crate::sync`]).
+/// Runs `f` on the locked pool, inside a fork session (see [`crate::fork`]).
 fn with_pool<R>(f: impl FnOnce(&mut ChunkPool) -> R) -> R {
     let _session = Session::enter();
     let mut pool = POOL.lock().unwrap_or_else(PoisonError::into_inner);
