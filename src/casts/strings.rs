@@ -397,13 +397,17 @@ strided_loop!(pub(super) string_to_void, |pairs| {
 });
 
 /// Copies each string's bytes into a fixed-width byte element (`S`, `V`), cut to its
-/// width and NUL padded; for `S` (`ascii`) a non-ASCII string is an error.
+/// width and NUL padded; for `S` (`ascii`) a non-ASCII string is an error, found before
+/// anything is written, so that the destination stays as it was (as NumPy leaves it).
 fn string_to_fixed_bytes(pairs: &Pairs<'_>, ascii: bool) -> PyResult<()> {
     let width = elsize(pairs.dst_descr);
+    if ascii {
+        pairs.for_each_source_string(|bytes, _| match bytes.iter().position(|&b| b >= 0x80) {
+            Some(at) => Err(ascii_error(bytes, at)),
+            None => Ok(()),
+        })?;
+    }
     pairs.for_each_source_string(|bytes, dst| {
-        if let Some(at) = bytes.iter().position(|&b| b >= 0x80).filter(|_| ascii) {
-            return Err(ascii_error(bytes, at));
-        }
         let n = bytes.len().min(width);
         // SAFETY: an 'S' element has room for `width` bytes.
         unsafe {
