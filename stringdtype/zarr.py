@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar, Literal
 
 try:
+    from zarr.core.buffer import core as _buffer_core
     from zarr.core.buffer.core import NDBuffer
     from zarr.dtype import DataTypeValidationError, VariableLengthUTF8, data_type_registry
 except ImportError as exc:  # no zarr, or one before 3.1 (which has no data type registry)
@@ -101,7 +102,26 @@ def _strings_compare_without_nan(all_equal: Any) -> Any:
     return compare
 
 
-if hasattr(NDBuffer, "all_equal"):
+def _array_compare_without_nan(array_all_equal: Any) -> Any:
+    """The same rule for zarr 3.2 and later, where ``NDBuffer.all_equal`` of the CPU
+    buffer (a subclass) and of the base class both call the module's
+    ``_array_all_equal(data, other, equal_nan)``."""
+    if getattr(array_all_equal, "_compares_stringdtype", False):
+        return array_all_equal
+
+    @functools.wraps(array_all_equal)
+    def compare(data: Any, other: Any, equal_nan: bool) -> bool:
+        if isinstance(getattr(data, "dtype", None), StringDType):
+            equal_nan = False
+        return array_all_equal(data, other, equal_nan)
+
+    compare._compares_stringdtype = True  # type: ignore[attr-defined]
+    return compare
+
+
+if hasattr(_buffer_core, "_array_all_equal"):
+    _buffer_core._array_all_equal = _array_compare_without_nan(_buffer_core._array_all_equal)
+elif hasattr(NDBuffer, "all_equal"):
     NDBuffer.all_equal = _strings_compare_without_nan(NDBuffer.all_equal)  # type: ignore[method-assign]
 
 data_type_registry.register(ArrowVariableLengthUTF8._zarr_v3_name, ArrowVariableLengthUTF8)
