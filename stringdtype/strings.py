@@ -110,7 +110,13 @@ def decode(a, encoding=None, errors=None):
     """
     a = np.asanyarray(a)
     if a.dtype.kind == "S" and _is_utf8(encoding, errors):
-        return a.astype(StringDType())
+        try:
+            return a.astype(StringDType())
+        except TypeError:
+            # From NumPy 2.5 the cast reports bytes that are not UTF-8 as a TypeError;
+            # decode is bytes.decode, so it raises bytes.decode's UnicodeDecodeError.
+            np.strings.decode(a, "utf-8", "strict")
+            raise
     return np.strings.decode(a, encoding, errors)
 
 

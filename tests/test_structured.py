@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 from conftest import (
     FLAVORS,
+    NUMPY_RELEASE,
     NumpyStringDType,
     StringDType,
     is_nan,
@@ -260,6 +261,15 @@ def test_two_equal_structured_dtypes_are_equivalent_not_equal():
     assert (a == b).all()
 
 
+def test_subarray_fields_from_numpy_2_5_are_refused():
+    # NumPy 2.5 refuses new-style DTypes inside subarray dtypes.
+    if NUMPY_RELEASE < (2, 5):
+        pytest.skip("NumPy before 2.5 allows subarray fields of this dtype")
+    with pytest.raises(TypeError, match="subarray"):
+        np.dtype([("m", StringDType(), (3,))])
+
+
+@pytest.mark.skipif(NUMPY_RELEASE >= (2, 5), reason="NumPy 2.5 refuses subarray fields")
 def test_nested_and_subarray_fields(rng):
     values = random_strings(rng, 12)
     sd = StringDType()
