@@ -552,7 +552,9 @@ SIGNED = ["+12", "-3", "-", "+", "--1", "+-1", "-é", "+中", "12", "a-1", "", "
 
 @pytest.mark.parametrize("width", [0, 1, 3, 5, 20, -1])
 def test_zfill(flavor, rng, width):
-    values = sample(rng, flavor) + SIGNED
+    # NumPy's zfill of an empty string reads the byte after its result for a sign (its
+    # answer is then whatever that byte was), so "" is checked against Python alone.
+    values = [v for v in sample(rng, flavor) + SIGNED if v != ""]
     check(
         flavor,
         values,
@@ -560,10 +562,13 @@ def test_zfill(flavor, rng, width):
         lambda s: s.zfill(width),
         python_wins=python_only_for_width(width),
     )
+    if not REFERENCE:
+        empty = np.strings.zfill(np.array(["", "-"], dtype=flavor.dtype()), width)
+        assert empty.tolist() == ["".zfill(width), "-".zfill(width)]
 
 
 def test_zfill_width_array(flavor, rng):
-    values = sample(rng, flavor) + SIGNED
+    values = [v for v in sample(rng, flavor) + SIGNED if v != ""]  # see test_zfill
     widths = [rng.randint(-1 if NEGATIVE_WIDTHS_OK else 0, 25) for _ in values]
     check(
         flavor,
