@@ -242,6 +242,52 @@ def test_assignment_is_in_place():
     assert s.iloc[7] == "a string longer than twelve bytes"
 
 
+# ---- reductions ------------------------------------------------------------------------
+
+# Empty strings are falsy and missing values truthy where they are not skipped, as in
+# Python (bool(nan) is True): the rules of pandas' ``str`` dtype.
+TRUTH_COLUMNS = {
+    "mixed": ["x", "", None],
+    "empty": ["", "", ""],
+    "missing": [None, None, None],
+    "full": ["x", "y", "z"],
+    "empty_and_missing": ["", None, ""],
+}
+
+
+@pytest.mark.parametrize("skipna", [True, False])
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_all(name, skipna):
+    for values in [*TRUTH_COLUMNS.values(), []]:
+        result = getattr(ours(values), name)(skipna=skipna)
+        assert result == getattr(reference(values), name)(skipna=skipna), values
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+@pytest.mark.parametrize("skipna", [True, False])
+@pytest.mark.parametrize("name", ["any", "all", "min", "max", "sum", "count"])
+def test_frame_reductions(name, skipna, axis):
+    # A DataFrame reduces each column with keepdims=True (any and all gave TypeError).
+    kwargs = {"axis": axis, "skipna": skipna}
+    if name == "count":  # no skipna, and no axis=None
+        kwargs = {"axis": axis or 0}
+    frame = pd.DataFrame(TRUTH_COLUMNS)
+    try:
+        expected = getattr(frame.astype(PYTHON_STR), name)(**kwargs)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(frame.astype("stringdtype"), name)(**kwargs)
+        return
+    result = getattr(frame.astype("stringdtype"), name)(**kwargs)
+    if not isinstance(expected, pd.Series):
+        assert result == expected or (pd.isna(result) and pd.isna(expected))
+    elif isinstance(expected.dtype, pd.StringDtype):
+        assert result.dtype == "stringdtype"
+        same_values(result, expected)
+    else:
+        tm.assert_series_equal(result, expected)
+
+
 # ---- casts -----------------------------------------------------------------------------
 
 
