@@ -65,6 +65,22 @@ def test_constructors_take_the_name():
     assert pd.array(arrow, dtype="stringdtype").tolist() == ["x", np.nan, arrow[2]]
 
 
+def test_numpy_arrays_become_the_column_by_name():
+    a = np.array(["x", None, "yz", "a string longer than 12"], dtype=StringDType(na_object=None))
+    expected = reference(["x", None, "yz", "a string longer than 12"])
+    # pandas infers objects from any NumPy array of str scalars (docs/pandas.md).
+    assert pd.Series(a).dtype == object
+    assert pd.DataFrame({"s": a})["s"].dtype == object
+    for made in (
+        pd.Series(a, dtype="stringdtype"),
+        pd.Series(pd.Index(a, dtype="stringdtype")),
+        pd.Series(pd.array(a, dtype="stringdtype")),
+        pd.DataFrame({"s": pd.Series(a, dtype="stringdtype")})["s"],
+    ):
+        assert made.dtype == "stringdtype"
+        same_values(made, expected)
+
+
 def test_missing_values_are_nan():
     s = ours([None, pd.NA, np.nan, float("nan"), "x"])
     assert s.isna().tolist() == [True, True, True, True, False]
@@ -272,6 +288,8 @@ def test_frame_reductions(name, skipna, axis):
     if name == "count":  # no skipna, and no axis=None
         kwargs = {"axis": axis or 0}
     frame = pd.DataFrame(TRUTH_COLUMNS)
+    if name == "sum" and not PANDAS_3:  # pandas 2.3's str sums an all-missing column to "0"
+        frame = frame.drop(columns="missing")
     try:
         expected = getattr(frame.astype(PYTHON_STR), name)(**kwargs)
     except TypeError:
