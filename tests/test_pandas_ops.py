@@ -386,13 +386,25 @@ def test_csv_round_trip():
     same_values(back["s"], expected)
 
 
-def test_duckdb_takes_the_column():
+def test_duckdb_takes_the_column_as_an_arrow_table():
     duckdb = pytest.importorskip("duckdb")
     pa = pytest.importorskip("pyarrow")
-    # duckdb scans a DataFrame by its dtypes' names; it takes this column through Arrow.
-    arrow_table = pa.Table.from_pandas(pd.DataFrame({"s": ours()}))  # noqa: F841 - read by name
-    rows = duckdb.sql("select count(*), count(s), max(s) from arrow_table").fetchall()
-    assert rows == [(len(WORDS), 7, "ß")]
+    frame = pd.DataFrame({"s": ours(), "n": range(len(WORDS))})
+    # duckdb scans a DataFrame by its dtypes' names and knows pandas' own (docs/pandas.md)
+    with pytest.raises(duckdb.NotImplementedException, match="'stringdtype' not recognized"):
+        duckdb.from_df(frame)
+    connection = duckdb.connect()
+    connection.register("ours", pa.Table.from_pandas(frame))
+    connection.register("theirs", pd.DataFrame({"s": reference(), "n": range(len(WORDS))}))
+    query = "select s, count(*) as n, max(n) as last from {} group by s order by s"
+    result = connection.sql(query.format("ours")).df()
+    expected = connection.sql(query.format("theirs")).df()
+    tm.assert_frame_equal(result, expected)
+    rows = duckdb.from_arrow(pa.Table.from_pandas(frame)).fetchall()
+    assert rows == [(w if isinstance(w, str) else None, i) for i, w in enumerate(WORDS)]
+    back = result.astype({"s": "stringdtype"})
+    assert back["s"].dtype == "stringdtype"
+    same_values(back["s"], expected["s"])
 
 
 @pytest.mark.parametrize(
