@@ -65,6 +65,22 @@ def test_constructors_take_the_name():
     assert pd.array(arrow, dtype="stringdtype").tolist() == ["x", np.nan, arrow[2]]
 
 
+def test_numpy_arrays_become_the_column_by_name():
+    a = np.array(["x", None, "yz", "a string longer than 12"], dtype=StringDType(na_object=None))
+    expected = reference(["x", None, "yz", "a string longer than 12"])
+    # pandas infers objects from any NumPy array of str scalars (docs/pandas.md).
+    assert pd.Series(a).dtype == object
+    assert pd.DataFrame({"s": a})["s"].dtype == object
+    for made in (
+        pd.Series(a, dtype="stringdtype"),
+        pd.Series(pd.Index(a, dtype="stringdtype")),
+        pd.Series(pd.array(a, dtype="stringdtype")),
+        pd.DataFrame({"s": pd.Series(a, dtype="stringdtype")})["s"],
+    ):
+        assert made.dtype == "stringdtype"
+        same_values(made, expected)
+
+
 def test_missing_values_are_nan():
     s = ours([None, pd.NA, np.nan, float("nan"), "x"])
     assert s.isna().tolist() == [True, True, True, True, False]
@@ -242,6 +258,54 @@ def test_assignment_is_in_place():
     assert s.iloc[7] == "a string longer than twelve bytes"
 
 
+# ---- reductions ------------------------------------------------------------------------
+
+# Empty strings are falsy and missing values truthy where they are not skipped, as in
+# Python (bool(nan) is True): the rules of pandas' ``str`` dtype.
+TRUTH_COLUMNS = {
+    "mixed": ["x", "", None],
+    "empty": ["", "", ""],
+    "missing": [None, None, None],
+    "full": ["x", "y", "z"],
+    "empty_and_missing": ["", None, ""],
+}
+
+
+@pytest.mark.parametrize("skipna", [True, False])
+@pytest.mark.parametrize("name", ["any", "all"])
+def test_any_all(name, skipna):
+    for values in [*TRUTH_COLUMNS.values(), []]:
+        result = getattr(ours(values), name)(skipna=skipna)
+        assert result == getattr(reference(values), name)(skipna=skipna), values
+
+
+@pytest.mark.parametrize("axis", [0, 1, None])
+@pytest.mark.parametrize("skipna", [True, False])
+@pytest.mark.parametrize("name", ["any", "all", "min", "max", "sum", "count"])
+def test_frame_reductions(name, skipna, axis):
+    # A DataFrame reduces each column with keepdims=True (any and all gave TypeError).
+    kwargs = {"axis": axis, "skipna": skipna}
+    if name == "count":  # no skipna, and no axis=None
+        kwargs = {"axis": axis or 0}
+    frame = pd.DataFrame(TRUTH_COLUMNS)
+    if name == "sum" and not PANDAS_3:  # pandas 2.3's str sums an all-missing column to "0"
+        frame = frame.drop(columns="missing")
+    try:
+        expected = getattr(frame.astype(PYTHON_STR), name)(**kwargs)
+    except TypeError:
+        with pytest.raises(TypeError):
+            getattr(frame.astype("stringdtype"), name)(**kwargs)
+        return
+    result = getattr(frame.astype("stringdtype"), name)(**kwargs)
+    if not isinstance(expected, pd.Series):
+        assert result == expected or (pd.isna(result) and pd.isna(expected))
+    elif isinstance(expected.dtype, pd.StringDtype):
+        assert result.dtype == "stringdtype"
+        same_values(result, expected)
+    else:
+        tm.assert_series_equal(result, expected)
+
+
 # ---- casts -----------------------------------------------------------------------------
 
 
@@ -322,13 +386,25 @@ def test_csv_round_trip():
     same_values(back["s"], expected)
 
 
-def test_duckdb_takes_the_column():
+def test_duckdb_takes_the_column_as_an_arrow_table():
     duckdb = pytest.importorskip("duckdb")
     pa = pytest.importorskip("pyarrow")
-    # duckdb scans a DataFrame by its dtypes' names; it takes this column through Arrow.
-    arrow_table = pa.Table.from_pandas(pd.DataFrame({"s": ours()}))  # noqa: F841 - read by name
-    rows = duckdb.sql("select count(*), count(s), max(s) from arrow_table").fetchall()
-    assert rows == [(len(WORDS), 7, "ß")]
+    frame = pd.DataFrame({"s": ours(), "n": range(len(WORDS))})
+    # duckdb scans a DataFrame by its dtypes' names and knows pandas' own (docs/pandas.md)
+    with pytest.raises(duckdb.NotImplementedException, match="'stringdtype' not recognized"):
+        duckdb.from_df(frame)
+    connection = duckdb.connect()
+    connection.register("ours", pa.Table.from_pandas(frame))
+    connection.register("theirs", pd.DataFrame({"s": reference(), "n": range(len(WORDS))}))
+    query = "select s, count(*) as n, max(n) as last from {} group by s order by s"
+    result = connection.sql(query.format("ours")).df()
+    expected = connection.sql(query.format("theirs")).df()
+    tm.assert_frame_equal(result, expected)
+    rows = duckdb.from_arrow(pa.Table.from_pandas(frame)).fetchall()
+    assert rows == [(w if isinstance(w, str) else None, i) for i, w in enumerate(WORDS)]
+    back = result.astype({"s": "stringdtype"})
+    assert back["s"].dtype == "stringdtype"
+    same_values(back["s"], expected["s"])
 
 
 @pytest.mark.parametrize(

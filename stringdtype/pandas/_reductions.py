@@ -6,6 +6,9 @@ pandas' ``str`` dtype (its NaN variant).
 import numpy as np
 
 _SUPPORTED = ("min", "max", "sum", "count", "any", "all", "argmin", "argmax")
+# Reductions whose result is not a string: with ``keepdims`` (DataFrame reductions) they
+# give a NumPy array, as pandas' string arrays do (``bool`` for ``any``/``all``).
+_NOT_STRINGS = ("count", "any", "all", "argmin", "argmax")
 
 
 def _reduce_1d(values, missing, name, skipna, min_count):
@@ -44,6 +47,8 @@ def reduce(array, name, *, skipna=True, keepdims=False, axis=0, min_count=0, **k
     if values.ndim == 1 or axis is None:
         result = _reduce_1d(values.ravel(), missing.ravel(), name, skipna, min_count)
         if keepdims:
+            if name in _NOT_STRINGS:
+                return np.array([result])
             return type(array)._from_sequence([result])
         return result
     lines = np.moveaxis(values, axis, -1)
@@ -52,7 +57,7 @@ def reduce(array, name, *, skipna=True, keepdims=False, axis=0, min_count=0, **k
         _reduce_1d(line, mask, name, skipna, min_count)
         for line, mask in zip(lines, line_missing, strict=True)
     ]
-    if name in ("count", "any", "all", "argmin", "argmax"):
+    if name in _NOT_STRINGS:
         return np.array(results)
     return type(array)._from_sequence(results)
 
