@@ -35,6 +35,10 @@
 //!   - structured and subarray voids no longer cast to a StringDType: a `TypeError`
 //!     (before: the bytes of each element were read as those of an unstructured void).
 //!     See [`Rules::structured_void_to_string`].
+//!   - the `TypeError` of a cast from StringDType to a structured or subarray dtype names
+//!     the target ([`Rules::string_to_structured_message`]).
+//!   - a NUL in a string cast to `longdouble` is a `ValueError` (before: the string was
+//!     read up to it, so `'1\x00abc'` was 1.0). See [`Rules::longdouble_stops_at_nul`].
 //! - **Comparisons with missing values** (no rule here: the package decides the same on
 //!   every release, `missing::compare_missing`). NumPy 2.2-2.5's own StringDType says that
 //!   a missing `None`-like value equals `""` (its loop falls through to comparing the
@@ -52,12 +56,15 @@
 //!   `str` on every release (no rule here, listed so the tests know): a negative
 //!   `multiply` count gives `''` (2.0-2.1 raised `MemoryError`, 2.2-2.4 `OverflowError`),
 //!   `str_len` counts trailing NULs, and casts to complex parse `"1.5"` as `1.5+0j`.
-//!   It also repeats an empty string by any count at once (2.2-2.4 loop once per count).
-//! - Not followed yet (the `multiply` loops and promoters would read a rule here): a
-//!   `ulonglong` count of 2**63 or more (`np.strings.multiply` makes one of a Python int)
-//!   raises `OverflowError` on 2.3-2.4 and gives `''` on 2.5, and the package gives `''`
-//!   on every release; a uint64 count of 2**63 or more times `''` is `''` on 2.5 and an
-//!   `OverflowError` in the package.
+//!   It also repeats an empty string by any count at once (2.2-2.4 loop once per count),
+//!   a uint64 count beyond int64 included; the package does so on every release.
+//!   And it names the casts of its StringDType `cast_<C type>_to_StringDType` (2.3-2.4:
+//!   `cast_<C type>_to_S`, 2.2: `cast_StringDType_to_Bool`...): the package uses 2.5's
+//!   names on every release (`casts::cast_name`).
+//! - Not followed yet (the `multiply` promoters would read a rule here): a `ulonglong`
+//!   count of 2**63 or more (`np.strings.multiply` makes one of a Python int) raises
+//!   `OverflowError` on 2.3-2.4 and gives `''` on 2.5, and the package gives `''` on every
+//!   release.
 
 use std::ffi::{c_int, c_uint};
 use std::sync::OnceLock;
@@ -127,6 +134,13 @@ pub struct Rules {
     /// Whether a structured or subarray void casts to StringDType as the bytes of each
     /// element (NumPy 2.0-2.4) rather than raising a `TypeError` (2.5 on).
     pub structured_void_to_string: bool,
+    /// Whether the `TypeError` of a cast from StringDType to a structured or subarray
+    /// dtype names the target, in NumPy 2.5's words (before: "Casting from StringDType to
+    /// a structured dtype is not supported.").
+    pub names_structured_target: bool,
+    /// Whether a cast to `longdouble` reads a string only up to its first NUL
+    /// (NumPy 2.0-2.4: `'1\x00abc'` is 1.0) rather than raising a `ValueError` (2.5 on).
+    pub longdouble_stops_at_nul: bool,
 }
 
 /// C API feature version of NumPy 2.4 (`NPY_2_4_API_VERSION` in `numpyconfig.h`).
@@ -165,6 +179,8 @@ impl Rules {
                 InvalidUtf8::UnicodeDecodeError
             },
             structured_void_to_string: !since_2_5,
+            names_structured_target: since_2_5,
+            longdouble_stops_at_nul: !since_2_5,
         }
     }
 
@@ -175,6 +191,19 @@ impl Rules {
             .iter()
             .find(|(ufunc, _)| *ufunc == name)
             .is_none_or(|&(_, since)| self.release >= since)
+    }
+
+    /// The `TypeError` message of a cast from StringDType to the structured or subarray
+    /// dtype whose repr is `target`.
+    pub fn string_to_structured_message(&self, target: &str) -> String {
+        if self.names_structured_target {
+            format!(
+                "Only casts from StringDType to unstructured void dtypes are supported, but \
+                 {target} is a structured or subarray dtype."
+            )
+        } else {
+            "Casting from StringDType to a structured dtype is not supported.".to_owned()
+        }
     }
 
     /// The `coerce` of the common instance of descriptors with `first` and `second`.

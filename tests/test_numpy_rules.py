@@ -6,6 +6,7 @@ which must stay as it was after a failure wherever NumPy leaves it so; bytes and
 holding invalid UTF-8; ``multiply`` by counts at and above 2**63; invalid numeric strings
 cast to every numeric dtype. test_casts.py checks the values of the ordinary casts."""
 
+import re
 import warnings
 
 import numpy as np
@@ -165,6 +166,61 @@ def test_failed_cast_into_destination(flavor, target, bad):
 def test_to_structured_and_subarray_refused(flavor, target):
     # Only unstructured voids take strings, on every release (NumPy 2.5 changed the message).
     assert to_target(flavor, target, ["1", "2"]) == ("raises", TypeError)
+
+
+@pytest.mark.parametrize("target", STRUCTURED + SUBARRAYS, ids=dtype_id)
+def test_to_structured_and_subarray_message(flavor, target):
+    # NumPy 2.5 names the target ("... but dtype([('a', '<i4')]) is a structured or
+    # subarray dtype."); before, "Casting from StringDType to a structured dtype is not
+    # supported." (Rules::names_structured_target).
+    def message(cls):
+        with pytest.raises(TypeError) as info:
+            np.array(["1", "2"], dtype=flavor.dtype(cls)).astype(np.dtype(target))
+        return str(info.value)
+
+    ours = message(StringDType)
+    assert ours == message(NumpyStringDType)
+    assert ("is a structured or subarray dtype" in ours) == (NUMPY_RELEASE >= (2, 5))
+
+
+def cast_name(source, target):
+    """The name of the cast between two DTypes, as its repr shows it."""
+    impl = np._core._multiarray_umath._get_castingimpl(source, target)
+    return re.search(r"`(.*)`", repr(impl)).group(1)
+
+
+# How NumPy 2.5 names the casts of its StringDType: by the C type of the other end (its
+# type number). Before 2.5 NumPy's names differ (2.2: "cast_StringDType_to_Bool",
+# 2.3-2.4: "cast_bool_to_S", a bug fixed in 2.5); the package uses 2.5's names on every
+# release, except "bytes" for `S`, which NumPy calls "byte" like int8. Casts to and from
+# `object` are NumPy's own.
+C_TYPE_NAMES = ["bool", "byte", "unsigned byte", "short", "unsigned short", "int"]
+C_TYPE_NAMES += ["unsigned int", "long", "unsigned long", "long long", "unsigned long long"]
+C_TYPE_NAMES += ["float", "double", "long double", "complex float", "complex double"]
+C_TYPE_NAMES += ["complex long double", "object", "bytes", "unicode", "void", "datetime"]
+C_TYPE_NAMES += ["timedelta", "half"]
+
+
+@pytest.mark.skipif(REFERENCE, reason="the names of this package's casts")
+@pytest.mark.parametrize("other", NUMERIC + TIMES + ["U", "S", "V"], ids=dtype_id)
+def test_cast_names(other):
+    ours, numpys = type(StringDType()), NumpyStringDType
+    name = C_TYPE_NAMES[np.dtype(other).num]
+    other = type(np.dtype(other))
+    assert cast_name(ours, other) == f"cast_StringDType_to_{name}"
+    assert cast_name(other, ours) == f"cast_{name}_to_StringDType"
+    if NUMPY_RELEASE >= (2, 5):
+        numpys_name = "byte" if other is np.dtypes.BytesDType else name
+        assert cast_name(numpys, other) == f"cast_StringDType_to_{numpys_name}"
+        assert cast_name(other, numpys) == f"cast_{numpys_name}_to_StringDType"
+
+
+@pytest.mark.skipif(REFERENCE, reason="the names of this package's casts")
+def test_cast_names_between_the_string_dtypes():
+    ours = type(StringDType())
+    assert cast_name(ours, ours) == "cast_StringDType_to_StringDType"
+    assert cast_name(ours, NumpyStringDType) == "cast_StringDType_to_numpy.dtypes.StringDType"
+    assert cast_name(NumpyStringDType, ours) == "cast_numpy.dtypes.StringDType_to_StringDType"
 
 
 # --- from every builtin dtype to the string dtype ----------------------------------------
@@ -359,17 +415,11 @@ MULTIPLIES = {
     "strings.multiply": lambda a, n: np.strings.multiply(a, n),
 }
 
-# Where the package's multiply differs from NumPy's: its loops and promoters (src/ufuncs/)
-# take a uint64 count beyond int64 as an overflow before looking at the string, where
-# NumPy 2.5 repeats an empty string any number of times; and they promote a ulonglong
-# count (np.ulonglong, and what np.strings.multiply makes of a Python int of 2**63 and
-# more) to int64, where it wraps to a negative count and gives '' as NumPy 2.5 does,
-# where NumPy 2.3-2.4 raise OverflowError (2.2 MemoryError).
-EMPTY_BY_UINT64 = pytest.mark.xfail(
-    not REFERENCE,
-    strict=True,
-    reason="a uint64 count beyond int64 overflows even for an empty string",
-)
+# Where the package's multiply differs from NumPy's: its promoters (src/ufuncs/) promote a
+# ulonglong count (np.ulonglong, and what np.strings.multiply makes of a Python int of
+# 2**63 and more) to int64, where it wraps to a negative count and gives '' as NumPy 2.5
+# does, where NumPy 2.3-2.4 raise OverflowError (2.2 MemoryError). A uint64 count beyond
+# int64 repeats an empty string that often ('') and overflows for any other, as in NumPy.
 ULONGLONG_WRAPS = pytest.mark.xfail(
     NUMPY_RELEASE < (2, 5) and not REFERENCE,
     strict=True,
@@ -393,16 +443,11 @@ def multiply_cases():
 
 
 @pytest.mark.parametrize(("count", "text", "op", "form"), list(multiply_cases()))
-def test_multiply_by_huge_counts(request, flavor, count, text, op, form):
+def test_multiply_by_huge_counts(flavor, count, text, op, form):
     if text == "" and NUMPY_RELEASE < (2, 5):
         # NumPy 2.2-2.4 repeat an empty string once per count: 2**63 times (see
         # test_multiply_empty_by_huge_counts for what every release must give).
         pytest.skip("NumPy before 2.5 loops once per count")
-    # A string na_object repeated by the same count overflows on both sides (an array
-    # gives it the count 1).
-    empty_only = form == "uint64[]" or not isinstance(flavor.na_object, str)
-    if count >= 2**63 and text == "" and form in ("uint64", "uint64[]") and empty_only:
-        request.applymarker(EMPTY_BY_UINT64)
     values = [text, text] + ([flavor.na_object] if flavor.has_na else [])
     n = count_form(form, count, len(values))
 
@@ -417,13 +462,32 @@ def test_multiply_by_huge_counts(request, flavor, count, text, op, form):
     assert ours == numpys
 
 
+@pytest.mark.parametrize("form", ["uint64", "uint64[]"])
+def test_multiply_missing_by_huge_count(na_flavor, form):
+    # A NaN-like missing value stays missing, a None-like one cannot be repeated, and a
+    # string one is repeated (and overflows), as in NumPy on every release.
+    count = count_form(form, 2**63, 1)
+
+    def run(cls):
+        return outcome(lambda: np.array([na_flavor.na_object], dtype=na_flavor.dtype(cls)) * count)
+
+    # NumPy 2.2 calls a result too long a MemoryError, later releases an OverflowError.
+    too_long = ("raises", OverflowError)
+    ours, numpys = [
+        too_long if NUMPY_RELEASE < (2, 3) and result == ("raises", MemoryError) else result
+        for result in (run(StringDType), run(NumpyStringDType))
+    ]
+    assert ours == numpys
+
+
 @pytest.mark.parametrize(
     ("form", "op"),
     [
         ("int", "strings.multiply"),
         ("ulonglong", "a*n"),
-        pytest.param("uint64", "a*n", marks=EMPTY_BY_UINT64),
-        pytest.param("uint64[]", "strings.multiply", marks=EMPTY_BY_UINT64),
+        ("uint64", "a*n"),
+        ("uint64", "n*a"),
+        ("uint64[]", "strings.multiply"),
     ],
 )
 @pytest.mark.parametrize("count", BIG_COUNTS[1:])
@@ -458,6 +522,9 @@ def test_multiply_by_python_int_beyond_int64(count, op):
 INVALID_NUMBERS = ["", " ", "1e", "0x10", "nan", "inf", "-inf", "1_000", "١٢", "12abc"]
 INVALID_NUMBERS += ["1e400", "-1e400", "1e5000", "70000", str(2**64), str(-(2**63) - 1)]
 INVALID_NUMBERS += ["-1", "300", "-129", "1.5", "1,5", "0b11", "1__0", "_1", "+", "--1"]
+# A NUL after a number: NumPy 2.5 refuses it everywhere; 2.2-2.4 read a long double up to
+# it ('1\x00abc' is 1.0) and refuse it elsewhere.
+INVALID_NUMBERS += ["1\x00", "1\x00abc", "1.5\x00", "\x001"]
 
 
 @pytest.mark.parametrize("target", NUMERIC + TIMES, ids=dtype_id)

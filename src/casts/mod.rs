@@ -11,7 +11,7 @@ mod python;
 mod resolve;
 mod strings;
 
-use std::ffi::{c_int, c_void, CStr};
+use std::ffi::{c_int, c_void, CString};
 use std::ptr;
 
 use crate::ffi::*;
@@ -36,7 +36,6 @@ enum End {
 }
 
 struct CastDef {
-    name: &'static CStr,
     from: End,
     to: End,
     casting: c_int,
@@ -80,7 +79,6 @@ fn cast_defs() -> Vec<CastDef> {
     use BuiltinDType::*;
     let mut defs = vec![
         CastDef {
-            name: c"string_to_string",
             from: End::Ours,
             to: End::Ours,
             // The least safe level this cast can have: NumPy skips `resolve_descriptors`
@@ -91,7 +89,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_string,
         },
         CastDef {
-            name: c"unicode_to_string",
             from: End::Builtin(Unicode),
             to: End::Ours,
             casting: NPY_SAME_KIND_CASTING,
@@ -100,7 +97,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: unicode_to_string,
         },
         CastDef {
-            name: c"string_to_unicode",
             from: End::Ours,
             to: End::Builtin(Unicode),
             casting: NPY_SAME_KIND_CASTING,
@@ -109,7 +105,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_unicode,
         },
         CastDef {
-            name: c"bytes_to_string",
             from: End::Builtin(Bytes),
             to: End::Ours,
             casting: NPY_SAME_KIND_CASTING,
@@ -118,7 +113,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: bytes_to_string,
         },
         CastDef {
-            name: c"string_to_bytes",
             from: End::Ours,
             to: End::Builtin(Bytes),
             casting: NPY_SAME_KIND_CASTING,
@@ -127,7 +121,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_bytes,
         },
         CastDef {
-            name: c"void_to_string",
             from: End::Builtin(Void),
             to: End::Ours,
             casting: NPY_SAME_KIND_CASTING,
@@ -136,7 +129,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: void_to_string,
         },
         CastDef {
-            name: c"string_to_void",
             from: End::Ours,
             to: End::Builtin(Void),
             casting: NPY_SAME_KIND_CASTING,
@@ -145,7 +137,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_void,
         },
         CastDef {
-            name: c"object_to_string",
             from: End::Builtin(Object),
             to: End::Ours,
             casting: NPY_UNSAFE_CASTING,
@@ -154,7 +145,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: object_to_string,
         },
         CastDef {
-            name: c"string_to_object",
             from: End::Ours,
             to: End::Builtin(Object),
             casting: NPY_SAFE_CASTING,
@@ -163,7 +153,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_object,
         },
         CastDef {
-            name: c"bool_to_string",
             from: End::Builtin(Bool),
             to: End::Ours,
             casting: NPY_SAFE_CASTING,
@@ -172,7 +161,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: bool_to_string,
         },
         CastDef {
-            name: c"string_to_bool",
             from: End::Ours,
             to: End::Builtin(Bool),
             casting: NPY_SAME_KIND_CASTING,
@@ -181,7 +169,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_bool,
         },
         CastDef {
-            name: c"string_to_numpy_string",
             from: End::Ours,
             to: End::Builtin(NumpyString),
             casting: NPY_UNSAFE_CASTING,
@@ -190,7 +177,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: string_to_numpy_string,
         },
         CastDef {
-            name: c"numpy_string_to_string",
             from: End::Builtin(NumpyString),
             to: End::Ours,
             casting: NPY_UNSAFE_CASTING,
@@ -201,7 +187,6 @@ fn cast_defs() -> Vec<CastDef> {
     ];
     for dtype in SCALAR_DTYPES {
         defs.push(CastDef {
-            name: c"number_to_string",
             from: End::Builtin(dtype),
             to: End::Ours,
             casting: NPY_SAFE_CASTING,
@@ -210,7 +195,6 @@ fn cast_defs() -> Vec<CastDef> {
             strided: scalar_to_string,
         });
         defs.push(CastDef {
-            name: c"string_to_number",
             from: End::Ours,
             to: End::Builtin(dtype),
             casting: NPY_UNSAFE_CASTING,
@@ -220,6 +204,57 @@ fn cast_defs() -> Vec<CastDef> {
         });
     }
     defs
+}
+
+/// A cast's name in NumPy's words (`cast_double_to_StringDType`, as NumPy 2.5 names the
+/// casts of its own StringDType), shown by the cast's `repr`.
+fn cast_name(from: End, to: End) -> CString {
+    let name = format!("cast_{}_to_{}", end_name(from), end_name(to));
+    CString::new(name).expect("no NUL in a cast name")
+}
+
+/// How a cast's name calls one end: the C type of a builtin DType by its type number, as
+/// NumPy's `typenum_to_cstr` does (so `int64` is `long` or `long long` as the platform
+/// has it), except `bytes` for `S`, which NumPy 2.5 calls `byte` like `int8`.
+fn end_name(end: End) -> &'static str {
+    let dtype = match end {
+        End::Ours => return "StringDType",
+        End::Builtin(BuiltinDType::NumpyString) => return "numpy.dtypes.StringDType",
+        End::Builtin(dtype) => dtype,
+    };
+    // SAFETY: a builtin DType is a live, immortal object of NumPy's C API table.
+    let type_num = unsafe { (*builtin_dtype(dtype)).type_num };
+    const NAMES: [&str; 24] = [
+        "bool",
+        "byte",
+        "unsigned byte",
+        "short",
+        "unsigned short",
+        "int",
+        "unsigned int",
+        "long",
+        "unsigned long",
+        "long long",
+        "unsigned long long",
+        "float",
+        "double",
+        "long double",
+        "complex float",
+        "complex double",
+        "complex long double",
+        "object",
+        "bytes",
+        "unicode",
+        "void",
+        "datetime",
+        "timedelta",
+        "half",
+    ];
+    usize::try_from(type_num)
+        .ok()
+        .and_then(|k| NAMES.get(k))
+        .copied()
+        .unwrap_or("unknown")
 }
 
 fn end_ptr(end: End) -> *mut PyArray_DTypeMeta {
@@ -246,8 +281,9 @@ pub fn specs() -> *mut *mut PyArrayMethod_Spec {
             def.strided as *mut c_void,
             def.flags,
         );
+        let name = Box::leak(cast_name(def.from, def.to).into_boxed_c_str());
         let spec = PyArrayMethod_Spec {
-            name: def.name.as_ptr(),
+            name: name.as_ptr(),
             nin: 1,
             nout: 1,
             casting: def.casting,

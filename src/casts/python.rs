@@ -76,6 +76,8 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
     // Long doubles and datetimes parse strings themselves (at full precision).
     let long = elsize(dst_descr) > if is_kind(dst_descr, b"c") { 16 } else { 8 };
     let timedelta = is_kind(dst_descr, b"m");
+    // NumPy 2.5 refuses a NUL inside a long double's text; 2.0-2.4 read up to it.
+    let refuse_nul = long && is_kind(dst_descr, b"f") && !rules().longdouble_stops_at_nul;
     let convert = if is_kind(dst_descr, b"ium") {
         Some(builtins.getattr("int")?)
     } else if is_kind(dst_descr, b"f") && !long {
@@ -103,6 +105,12 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
                     count
                 }
                 Some(convert) => convert.call1((text,))?,
+                None if refuse_nul && text.str()?.to_str()?.contains('\0') => {
+                    return Err(PyValueError::new_err(format!(
+                        "invalid literal for long double: {}",
+                        text.repr()?
+                    )));
+                }
                 None => text,
             }
         };

@@ -11,6 +11,7 @@ use crate::descr::{self, StringDescr};
 use crate::ffi::*;
 use crate::loops::resolve::{default_descr, fill_descriptors};
 use crate::missing;
+use crate::numpy_version::rules;
 
 /// The arguments NumPy passes to `resolve_descriptors`, for a cast (two operands).
 pub(super) struct Resolution {
@@ -137,9 +138,8 @@ resolver!(
         // SAFETY: a given, live descriptor.
         let target = unsafe { Bound::from_borrowed_ptr(py, r.given(1).cast()) };
         if !target.getattr("names")?.is_none() || !target.getattr("subdtype")?.is_none() {
-            return Err(PyTypeError::new_err(
-                "Casting from StringDType to a structured dtype is not supported.",
-            ));
+            let message = rules().string_to_structured_message(&target.repr()?.to_string());
+            return Err(PyTypeError::new_err(message));
         }
         r.fill(|_, _| unreachable!("both descriptors are given"))?;
         Ok(NPY_UNSAFE_CASTING)

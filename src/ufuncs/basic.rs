@@ -15,7 +15,7 @@ use crate::arenas::ArenaLocks;
 use crate::element::compare_with_na;
 use crate::element::{read_len_and_prefix, read_view};
 use crate::error::CoreResultExt;
-use crate::loops::{read_count, ufunc_loop, Args, Output};
+use crate::loops::{read_i64, ufunc_loop, Args, Output};
 use crate::missing::NaKind;
 use crate::missing::{
     compare_missing, comparison_na, default_string, effective_na, has_na, na_error, operand,
@@ -302,11 +302,10 @@ fn repeat_each<const STRING_AT: usize>(
         let (s, count) = unsafe {
             (
                 read_view(args.at(STRING_AT, i)),
-                read_count(args, count_at, i, "string multiply")?,
+                read_i64(args, count_at, i),
             )
         };
-        // A negative count repeats nothing, as in Python.
-        let count = usize::try_from(count).unwrap_or(0);
+        let count = repeat_count(count, args.is_unsigned(count_at));
         if let Some(view) = View::repeat_inline(s, count) {
             // Short results come from the view alone.
             // SAFETY: element i of output 2, whose arena is `writer`.
@@ -339,6 +338,17 @@ fn repeat_each<const STRING_AT: usize>(
         unsafe { output.write_view(args, writer, i, view) };
     }
     Ok(())
+}
+
+/// The copies a `multiply` count asks for: none for a negative one, as in Python, and a
+/// uint64 one beyond int64 as its value, so that an empty string repeats that often (as in
+/// NumPy 2.5) and any other overflows.
+fn repeat_count(raw: i64, unsigned: bool) -> usize {
+    if unsigned {
+        usize::try_from(raw as u64).unwrap_or(usize::MAX)
+    } else {
+        usize::try_from(raw).unwrap_or(0)
+    }
 }
 
 ufunc_loop!(str_len_loop, 2, |args| {
