@@ -25,16 +25,18 @@ pub(super) struct Pairs<'a> {
 impl<'a> Pairs<'a> {
     /// The pairs of a 1-in-1-out loop call.
     pub fn new(args: Args<'a>) -> Pairs<'a> {
+        let (src_ptr, src_stride, src_descr) = args.raw(0);
+        let (dst_ptr, dst_stride, dst_descr) = args.raw(1);
         Pairs {
-            src_descr: args.descrs[0],
-            dst_descr: args.descrs[1],
+            src_descr,
+            dst_descr,
             src: args.try_string(0),
             dst: args.try_string(1),
-            src_ptr: args.data[0],
-            dst_ptr: args.data[1],
-            src_stride: args.strides[0],
-            dst_stride: args.strides[1],
-            n: args.n,
+            src_ptr,
+            dst_ptr,
+            src_stride,
+            dst_stride,
+            n: args.len(),
         }
     }
 

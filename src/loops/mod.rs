@@ -1,20 +1,22 @@
 //! The toolkit every strided loop (casts and ufuncs) is written with: the entry-point
-//! macro, the loop's arguments with typed access to its string operands, reading
-//! operands and counts, and writing results. Resolution of descriptors is in [`resolve`].
+//! macro and the loop's arguments ([`Args`]), the typed views of its operands through
+//! which every element is read and written ([`operands`]), and one driver per loop shape
+//! with string results ([`drivers`]). Resolution of descriptors is in [`resolve`].
 
+mod drivers;
+mod operands;
 pub mod resolve;
 
 use std::ffi::c_char;
 use std::ptr;
 
-use pyo3::exceptions::{PyMemoryError, PyOverflowError};
+use pyo3::exceptions::PyMemoryError;
 use pyo3::prelude::*;
-use stringdtype_core::{Arena, View};
 
 use crate::descr::{DescrState, StringDescr};
-use crate::element::{is_fresh_destination, read_view, write_element};
-use crate::error::CoreResultExt;
 use crate::ffi::*;
+pub use drivers::{lock, parts_out, strings_out, values_out, Piece};
+pub use operands::{BytesOut, Counts, Elem, Elems, Strings, StringsOut, Value, Values};
 pub use resolve::resolver;
 
 /// Defines a strided-loop entry point (a cast or a ufunc loop) that runs `$body` inside
@@ -42,13 +44,16 @@ macro_rules! ufunc_loop {
 pub(crate) use ufunc_loop;
 
 /// The strided arguments of a loop call: pointers, strides and descriptors per operand,
-/// and the typed descriptor of each string operand.
+/// and the typed descriptor of each string operand. Loops reach their operands through
+/// the typed views it makes ([`Args::strings`], [`Args::counts`], [`Args::values`],
+/// [`Args::strings_out`], [`Args::bytes_out`]) and their elements through
+/// [`Args::elements`].
 pub struct Args<'a> {
-    pub data: [*mut u8; 5],
-    pub strides: [isize; 5],
-    pub descrs: [*mut PyArray_Descr; 5],
+    data: [*mut u8; 5],
+    strides: [isize; 5],
+    descrs: [*mut PyArray_Descr; 5],
     strings: [Option<StringDescr<'a>>; 5],
-    pub n: isize,
+    n: isize,
 }
 
 impl<'a> Args<'a> {
@@ -87,26 +92,62 @@ impl<'a> Args<'a> {
         args
     }
 
-    /// Address of element `i` of operand `k`.
+    /// The number of elements of the call.
     #[inline]
-    pub fn at(&self, k: usize, i: isize) -> *mut u8 {
-        self.data[k].wrapping_offset(i * self.strides[k])
+    pub fn len(&self) -> isize {
+        self.n
     }
 
-    /// Whether operand `k` is an unsigned integer (a uint64 count).
+    /// Every element of the call.
     #[inline]
-    pub fn is_unsigned(&self, k: usize) -> bool {
+    pub fn elements(&self) -> Elems {
+        Elems::all(self.n)
+    }
+
+    /// String input `k`.
+    #[inline]
+    pub fn strings(&self, k: usize) -> Strings<'a> {
+        Strings::new(self, k)
+    }
+
+    /// Count input `k` (int64, or uint64 for a loop registered with
+    /// `LoopDef::unsigned_counts`).
+    #[inline]
+    pub fn counts(&self, k: usize) -> Counts {
+        Counts::new(self, k)
+    }
+
+    /// Output `k`, of bools or int64s.
+    #[inline]
+    pub fn values<T: Value>(&self, k: usize) -> Values<T> {
+        Values::new(self, k)
+    }
+
+    /// String output `k`.
+    #[inline]
+    pub fn strings_out(&self, k: usize) -> StringsOut<'a> {
+        StringsOut::new(self, k)
+    }
+
+    /// `S` output `k`.
+    #[inline]
+    pub fn bytes_out(&self, k: usize) -> BytesOut {
+        BytesOut::new(self, k)
+    }
+
+    /// Pointer, stride and descriptor of operand `k`, for the cast loops, which walk
+    /// element pairs of any DType themselves (`casts::pairs`).
+    #[inline(always)]
+    pub fn raw(&self, k: usize) -> (*mut u8, isize, *mut PyArray_Descr) {
+        (self.data[k], self.strides[k], self.descrs[k])
+    }
+
+    /// NumPy's kind character and item size of operand `k`.
+    fn kind_and_size(&self, k: usize) -> (u8, usize) {
         let descr = self.descrs[k];
+        assert!(!descr.is_null(), "every operand of a loop has a descriptor");
         // SAFETY: a non-null descriptor is live for the call (`Args::new`).
-        !descr.is_null() && unsafe { (*descr).kind } as u8 == b'u'
-    }
-
-    /// The one element of string operand `k` when the operand has stride 0 (a Python
-    /// `str`, or broadcasting) and the call has more than one element, so that work on it
-    /// can be done once per call; else `None`.
-    pub fn scalar_view(&self, k: usize) -> Option<View> {
-        // SAFETY: element 0 of operand k exists when the call has elements.
-        (self.n > 1 && self.strides[k] == 0).then(|| unsafe { read_view(self.at(k, 0)) })
+        unsafe { ((*descr).kind as u8, (*descr).elsize as usize) }
     }
 
     /// The descriptor of operand `k`, a string operand of the loop's signature (else an
@@ -129,24 +170,6 @@ impl<'a> Args<'a> {
     }
 }
 
-/// Element `i` of a count operand `k` (int64, or uint64 for a loop registered with
-/// [`LoopDef::unsigned_counts`]); a uint64 beyond int64 is an `OverflowError` naming
-/// `what`.
-///
-/// # Safety
-/// Operand `k` must be an int64 or uint64 operand with at least `i + 1` elements.
-#[inline]
-pub unsafe fn read_count(args: &Args<'_>, k: usize, i: isize, what: &str) -> PyResult<i64> {
-    // SAFETY: forwarded contract; both types are 8 bytes.
-    let raw = unsafe { read_i64(args, k, i) };
-    if raw < 0 && args.is_unsigned(k) {
-        return Err(PyOverflowError::new_err(format!(
-            "Overflow encountered in {what}"
-        )));
-    }
-    Ok(raw)
-}
-
 /// Makes room for `bytes` more bytes in a result buffer, or fails with `MemoryError`:
 /// result sizes come from users' counts and widths.
 #[inline]
@@ -161,62 +184,4 @@ pub fn reserve(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
 fn grow(out: &mut Vec<u8>, bytes: usize) -> PyResult<()> {
     out.try_reserve(bytes)
         .map_err(|_| PyMemoryError::new_err(format!("cannot allocate {bytes} bytes for a string")))
-}
-
-/// Element `i` of an int64 operand `k`.
-///
-/// # Safety
-/// Operand `k` must be an int64 operand with at least `i + 1` elements.
-#[inline]
-pub unsafe fn read_i64(args: &Args<'_>, k: usize, i: isize) -> i64 {
-    // SAFETY: forwarded contract; NumPy's int64 operands need not be aligned here.
-    unsafe { ptr::read_unaligned(args.at(k, i) as *const i64) }
-}
-
-/// How a loop writes the string results of its output operand `k`.
-#[derive(Clone, Copy)]
-pub struct Output {
-    k: usize,
-    /// See `element::is_fresh_destination`.
-    fresh: bool,
-}
-
-impl Output {
-    /// Output operand `k`, whose arena is `arena` (a reduction's output, with stride 0,
-    /// is never fresh: it is written again and again).
-    pub fn new(args: &Args, k: usize, arena: &Arena) -> Output {
-        let fresh = is_fresh_destination(arena, args.strides[k]);
-        Output { k, fresh }
-    }
-
-    /// Stores `bytes` (or a missing value, for `None`) as element `i`.
-    ///
-    /// # Safety
-    /// `arena` must be the output operand's arena and `i` one of the loop's elements.
-    #[inline(always)]
-    pub unsafe fn write(
-        &self,
-        args: &Args,
-        arena: &mut Arena,
-        i: isize,
-        bytes: Option<&[u8]>,
-    ) -> PyResult<()> {
-        let view = match bytes {
-            Some(bytes) => arena.store(bytes).py()?,
-            None => View::NA,
-        };
-        // SAFETY: forwarded contract.
-        unsafe { self.write_view(args, arena, i, view) };
-        Ok(())
-    }
-
-    /// Stores `view`, whose long string (if any) lives in `arena`, as element `i`.
-    ///
-    /// # Safety
-    /// As for [`Output::write`].
-    #[inline]
-    pub unsafe fn write_view(&self, args: &Args, arena: &mut Arena, i: isize, view: View) {
-        // SAFETY: forwarded contract.
-        unsafe { write_element(arena, args.at(self.k, i), view, self.fresh) };
-    }
 }

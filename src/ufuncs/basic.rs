@@ -8,14 +8,13 @@
 use pyo3::exceptions::{PyOverflowError, PyTypeError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Comparison};
-use stringdtype_core::{Arena, Error as CoreError, View, MAX_STRING_LEN};
+use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::element::compare_with_na;
-use crate::element::{read_len_and_prefix, read_view};
 use crate::error::CoreResultExt;
-use crate::loops::{read_i64, ufunc_loop, Args, Output};
+use crate::loops::{self, strings_out, ufunc_loop, values_out, Args, Elem, Piece, Strings};
 use crate::missing::NaKind;
 use crate::missing::{
     compare_missing, comparison_na, default_string, effective_na, has_na, na_error, operand,
@@ -78,44 +77,37 @@ fn comparison<O: ComparisonOp>() -> LoopDef {
 /// long one compares length and prefix first and reads bytes only when they match.
 /// Returns false, having written nothing, when the call is not of that kind.
 fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
-    let Some(scalar) = args.scalar_view(1) else {
+    let (a, b, out) = (args.strings(0), args.strings(1), args.values::<bool>(2));
+    let Some(scalar) = b.scalar() else {
         return Ok(false);
     };
-    let (sa, sb) = (args.state(0), args.state(1));
-    if has_na(&sa.na) || scalar.is_na() {
+    if has_na(&a.state().na) || scalar.is_na() {
         return Ok(false);
     }
-    // SAFETY (for the writes below): element i of the string operand and of the output.
-    let write = |i: isize, equal: bool| unsafe { *args.at(2, i) = (equal != ne) as u8 };
     if scalar.is_inline() {
         let wanted = scalar.as_u128();
-        for i in 0..args.n {
-            // SAFETY: element i of the string operand.
-            write(i, unsafe { read_view(args.at(0, i)) }.as_u128() == wanted);
+        for e in args.elements() {
+            out.set(e, (a.view(e).as_u128() == wanted) != ne);
         }
         return Ok(true);
     }
-    let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
+    let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
     let key = scalar.len_and_prefix();
-    for i in 0..args.n {
-        let element = args.at(0, i);
+    for e in args.elements() {
         // Length and prefix decide almost every element; the bytes are read out of line.
-        // SAFETY: element i of the string operand.
-        let equal =
-            unsafe { read_len_and_prefix(element) } == key && same_bytes(arena, element, wanted)?;
-        write(i, equal);
+        let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
+        out.set(e, equal != ne);
     }
     Ok(true)
 }
 
-/// Whether the string of the element at `element` (in `arena`) is `wanted`. Reading the
-/// whole view here, not in the loop, keeps the loop's views out of memory.
+/// Whether the string of element `e` of `a` (in `arena`) is `wanted`. Reading the whole
+/// view here, not in the loop, keeps the loop's views out of memory.
 #[cold]
 #[inline(never)]
-fn same_bytes(arena: &Arena, element: *const u8, wanted: &[u8]) -> PyResult<bool> {
-    // SAFETY: the caller's element of the string operand.
-    let view = unsafe { read_view(element) };
+fn same_bytes(a: &Strings, e: Elem, arena: &Arena, wanted: &[u8]) -> PyResult<bool> {
+    let view = a.view(e);
     Ok(arena.get(&view).py()? == wanted)
 }
 
@@ -124,9 +116,9 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
     if op.is_equality() && equal_to_scalar(&args, op == Comparison::NotEqual)? {
         return Ok(());
     }
-    let (sa, sb) = (args.state(0), args.state(1));
-    let na = comparison_na(&[sa, sb]);
-    let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
+    let (a, b, out) = (args.strings(0), args.strings(1), args.values::<bool>(2));
+    let na = comparison_na(&[a.state(), b.state()]);
+    let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena_a, arena_b) = (locks.get(0), locks.get(1));
     let message = || {
         format!(
@@ -134,71 +126,66 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
             op.name()
         )
     };
-    for i in 0..args.n {
-        // SAFETY: element i of each operand lies in its buffer.
-        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        let result = if !a.is_na() && !b.is_na() {
-            op.apply(&a, &b, || arena_a.get(&a).py(), || arena_b.get(&b).py())?
+    values_out(args.elements(), out, |e| {
+        let (x, y) = (a.view(e), b.view(e));
+        if !x.is_na() && !y.is_na() {
+            op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())
         } else {
-            compare_missing(op, na, (&a, arena_a), (&b, arena_b), message)?
-        };
-        // SAFETY: element i of the bool output.
-        unsafe { *args.at(2, i) = result as u8 };
-    }
-    Ok(())
+            compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)
+        }
+    })
 });
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
-    let (sa, sb, so) = (args.state(0), args.state(1), args.state(2));
-    let na = effective_na(&[sa, sb]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
-    let output = Output::new(&args, 2, locks.get(2));
-    let mut scratch = Vec::new();
-    // Copies element `i` of input `k` to element `at` of the output. NumPy copies the
-    // chosen element, a missing one included (a NaN-like missing value counts as the
-    // greatest, see `compare_with_na`).
-    let mut copy = |locks: &mut ArenaLocks, k: usize, i: isize, at: isize| {
-        // SAFETY: element i of input k.
-        let view = unsafe { read_view(args.at(k, i)) };
-        if !view.is_na() {
-            scratch.clear();
-            scratch.extend_from_slice(locks.get(k).get(&view).py()?);
-        }
-        let result = (!view.is_na()).then_some(&scratch[..]);
-        // SAFETY: element `at` of output 2, whose arena is lock 2.
-        unsafe { output.write(&args, locks.get_mut(2), at, result) }
-    };
-    let is_reduction = args.strides[0] == 0 && args.strides[2] == 0;
-    if args.n > 0 && is_reduction && args.at(0, 0) == args.at(2, 0) {
+    let inputs = [args.strings(0), args.strings(1)];
+    let out = args.strings_out(2);
+    let na = effective_na(&[inputs[0].state(), inputs[1].state()]);
+    let mut locks = loops::lock(&inputs, &[out]);
+    if inputs[0].is_running_value_of(&out) {
         // `np.min(a)`: input 0 is the output, the running value. Its view stays here and
         // the chosen element is copied once, at the end.
+        let Some(first) = args.elements().first() else {
+            return Ok(());
+        };
         let chosen = {
             let (arena_a, arena_b) = (locks.get(0), locks.get(1));
-            // SAFETY: element 0 of input 0.
-            let mut best = (unsafe { read_view(args.at(0, 0)) }, arena_a);
+            let mut best = (inputs[0].view(first), arena_a);
             let mut chosen = None;
-            for i in 0..args.n {
-                // SAFETY: element i of input 1.
-                let b = unsafe { read_view(args.at(1, i)) };
+            for e in args.elements() {
+                let b = inputs[1].view(e);
                 if compare_with_na(na, &best.0, best.1, &b, arena_b)?.is_lt() == MAX {
-                    (best, chosen) = ((b, arena_b), Some(i));
+                    (best, chosen) = ((b, arena_b), Some(e));
                 }
             }
             chosen
         };
-        return chosen.map_or(Ok(()), |i| copy(&mut locks, 1, i, 0));
+        let Some(chosen) = chosen else {
+            return Ok(());
+        };
+        // NumPy copies the chosen element, a missing one included.
+        let view = inputs[1].view(chosen);
+        let bytes = match view.is_na() {
+            true => None,
+            false => Some(locks.get(1).get(&view).py()?.to_vec()),
+        };
+        let out = out.bind(locks.get(2));
+        return out.write(locks.get_mut(2), first, bytes.as_deref());
     }
-    for i in 0..args.n {
-        // SAFETY: element i of each input.
-        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-        let ordering = compare_with_na(na, &a, locks.get(0), &b, locks.get(1))?;
+    let no_shortcut = |_, _: &[View; 2]| None;
+    strings_out(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [a, b], readers, _| {
+        // A NaN-like missing value counts as the greatest (see `compare_with_na`).
+        let ordering = compare_with_na(na, a, readers.get(0), b, readers.get(1))?;
         let k = if ordering.is_lt() != MAX { 0 } else { 1 };
+        let view = [a, b][k];
         // The chosen element already is the output (an in-place call): nothing to copy.
-        if args.at(k, i) != args.at(2, i) {
-            copy(&mut locks, k, i, i)?;
-        }
-    }
-    Ok(())
+        Ok(if inputs[k].is_element_of(e, &out) {
+            Piece::Unchanged
+        } else if view.is_na() {
+            Piece::Missing
+        } else {
+            Piece::Bytes(readers.get(k).get(view).py()?)
+        })
+    })
 });
 
 /// The two parts of `a + b`, or `None` for a missing result. Always inlined: called out
@@ -209,7 +196,7 @@ fn add_parts<'r>(
     (a, arena_a): (&'r View, &'r Arena),
     (b, arena_b): (&'r View, &'r Arena),
     na: &'r NaKind,
-) -> PyResult<Option<[&'r [u8]; 2]>> {
+) -> PyResult<Piece<'r>> {
     let error = || na_error("Cannot add null that is not a nan-like value");
     match (
         operand(a, arena_a, na, true, error)?,
@@ -218,127 +205,55 @@ fn add_parts<'r>(
         (Some(x), Some(y)) if x.len() + y.len() > MAX_STRING_LEN => Err(PyOverflowError::new_err(
             "Overflow encountered in string add",
         )),
-        (Some(x), Some(y)) => Ok(Some([x, y])),
-        _ => Ok(None),
+        (Some(x), Some(y)) => Ok(Piece::Concat([x, y])),
+        _ => Ok(Piece::Missing),
     }
 }
 
 ufunc_loop!(add_loop, 3, |args| {
-    let (sa, sb, so) = (args.state(0), args.state(1), args.state(2));
-    let na = effective_na(&[sa, sb]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sb.arena, &so.arena], 2);
-    let output = Output::new(&args, 2, locks.get(2));
-    // SAFETY: element i of each input.
-    let views = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-    if let Some((readers, writer)) = locks.split(2) {
-        // The output's arena is no input's: parts go straight into it.
-        for i in 0..args.n {
-            let (a, b) = views(i);
-            let view = match View::concat_inline(a, b) {
-                // Short results come from the two views alone.
-                Some(view) => view,
-                None => match add_parts((&a, readers.get(0)), (&b, readers.get(1)), na)? {
-                    Some(parts) => writer.store_parts(&parts).py()?,
-                    None => View::NA,
-                },
-            };
-            // SAFETY: element i of output 2, whose arena is `writer`.
-            unsafe { output.write_view(&args, writer, i, view) };
-        }
-        return Ok(());
-    }
-    let mut scratch = Vec::new();
-    for i in 0..args.n {
-        let (a, b) = views(i);
-        let view = match View::concat_inline(a, b) {
-            Some(view) => view,
-            None => {
-                let parts = add_parts((&a, locks.get(0)), (&b, locks.get(1)), na)?;
-                match parts {
-                    Some([x, y]) => {
-                        scratch.clear();
-                        scratch.extend_from_slice(x);
-                        scratch.extend_from_slice(y);
-                        locks.get_mut(2).store(&scratch).py()?
-                    }
-                    None => View::NA,
-                }
-            }
-        };
-        // SAFETY: element i of output 2, whose arena is lock 2.
-        unsafe { output.write_view(&args, locks.get_mut(2), i, view) };
-    }
-    Ok(())
+    let inputs = [args.strings(0), args.strings(1)];
+    let out = args.strings_out(2);
+    let na = effective_na(&[inputs[0].state(), inputs[1].state()]);
+    let mut locks = loops::lock(&inputs, &[out]);
+    // Short results come from the two views alone.
+    let shortcut = |_, &[a, b]: &[View; 2]| View::concat_inline(a, b);
+    strings_out(
+        args.elements(),
+        &mut locks,
+        inputs,
+        out,
+        shortcut,
+        |_, [a, b], readers, _| add_parts((a, readers.get(0)), (b, readers.get(1)), na),
+    )
 });
 
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
-    let (ss, so) = (args.state(STRING_AT), args.state(2));
-    let mut locks = ArenaLocks::new(&[&ss.arena, &so.arena], 1);
-    let output = Output::new(&args, 2, locks.get(1));
-    // Split once per call, not per element: the split copies the lock table.
-    if let Some((readers, writer)) = locks.split(1) {
-        // The output's arena is not the input's: results go straight into it.
-        return repeat_each::<STRING_AT>(&args, &output, Some(readers.get(0)), writer);
-    }
-    // The strings live in the arena being written: each is repeated from a copy.
-    repeat_each::<STRING_AT>(&args, &output, None, locks.get_mut(1))
-});
-
-/// The loop of `multiply_loop`: each string (operand `STRING_AT`, in `source`, or in
-/// `writer` itself when `source` is `None`) repeated by the count of the other operand
-/// into output 2, whose arena is `writer`.
-#[inline(always)]
-fn repeat_each<const STRING_AT: usize>(
-    args: &Args<'_>,
-    output: &Output,
-    source: Option<&Arena>,
-    writer: &mut Arena,
-) -> PyResult<()> {
-    let count_at = 1 - STRING_AT;
-    let ss = args.state(STRING_AT);
-    let mut scratch = Vec::new();
-    for i in 0..args.n {
-        // SAFETY: element i of each input; the count operand is int64 or uint64.
-        let (s, count) = unsafe {
-            (
-                read_view(args.at(STRING_AT, i)),
-                read_i64(args, count_at, i),
-            )
-        };
-        let count = repeat_count(count, args.is_unsigned(count_at));
-        if let Some(view) = View::repeat_inline(s, count) {
-            // Short results come from the view alone.
-            // SAFETY: element i of output 2, whose arena is `writer`.
-            unsafe { output.write_view(args, writer, i, view) };
-            continue;
-        }
-        if s.is_na() && default_string(&ss.na).is_none() {
-            if !propagates(&ss.na) {
+    let (strings, counts) = (args.strings(STRING_AT), args.counts(1 - STRING_AT));
+    let out = args.strings_out(2);
+    let na = &strings.state().na;
+    let mut locks = loops::lock(&[strings], &[out]);
+    let count = |e| repeat_count(counts.get(e), counts.is_unsigned());
+    // Short results come from the view alone.
+    let shortcut = |e, &[s]: &[View; 1]| View::repeat_inline(s, count(e));
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |e, [s], readers, _| {
+        if s.is_na() && default_string(na).is_none() {
+            if !propagates(na) {
                 return Err(PyTypeError::new_err(
                     "Cannot multiply null that is not a nan-like value",
                 ));
             }
-            // SAFETY: element i of output 2, whose arena is `writer`.
-            unsafe { output.write_view(args, writer, i, View::NA) };
-            continue;
+            return Ok(Piece::Missing);
         }
-        let stored = match source {
-            Some(source) => writer.store_repeat(string_or_default(&s, source, &ss.na)?, count),
-            None => {
-                scratch.clear();
-                scratch.extend_from_slice(string_or_default(&s, writer, &ss.na)?);
-                writer.store_repeat(&scratch, count)
-            }
-        };
-        let view = stored.map_err(|err| match err {
-            CoreError::OutOfMemory(_) => crate::error::to_py(err),
-            _ => PyOverflowError::new_err("Overflow encountered in string multiply"),
-        })?;
-        // SAFETY: element i of output 2, whose arena is `writer`.
-        unsafe { output.write_view(args, writer, i, view) };
-    }
-    Ok(())
-}
+        let unit = string_or_default(s, readers.get(0), na)?;
+        let count = count(e);
+        if unit.len().checked_mul(count).is_none_or(|len| len > MAX_STRING_LEN) {
+            return Err(PyOverflowError::new_err(
+                "Overflow encountered in string multiply",
+            ));
+        }
+        Ok(Piece::Repeat(unit, count))
+    })
+});
 
 /// The copies a `multiply` count asks for: none for a negative one, as in Python, and a
 /// uint64 one beyond int64 as its value, so that an empty string repeats that often (as in
@@ -352,13 +267,10 @@ fn repeat_count(raw: i64, unsigned: bool) -> usize {
 }
 
 ufunc_loop!(str_len_loop, 2, |args| {
-    let state = args.state(0);
+    let (strings, out) = (args.strings(0), args.values::<i64>(1));
+    let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
     let arena = locks.get(0);
-    // SAFETY (both): element i of the input, and of the int64 output.
-    let view = |i| unsafe { read_view(args.at(0, i)) };
-    let write =
-        |i, len: usize| unsafe { std::ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
     let of_string = |view| str_len_of_string(view, arena, &state.na);
     // Where short and long strings mix, a branch on the kind of view is lost to the
     // predictor as often as not: such batches go in two passes over a local copy of the
@@ -371,41 +283,38 @@ ufunc_loop!(str_len_loop, 2, |args| {
     let mut lens = [0usize; BATCH];
     let mut others = [0u8; BATCH];
     let mut mixed = true;
-    let mut start = 0;
-    while start < args.n {
-        let len = (args.n - start).min(BATCH as isize) as usize;
+    for batch in args.elements().chunks(BATCH) {
+        let len = batch.len();
         let mut count = 0;
         if mixed {
-            for (j, slot) in lens[..len].iter_mut().enumerate() {
-                let view = view(start + j as isize);
+            for (j, (slot, e)) in lens.iter_mut().zip(batch.clone()).enumerate() {
+                let view = strings.view(e);
                 *slot = kernels::inline_str_len(view);
                 others[count] = j as u8;
                 count += usize::from(!view.is_inline_string());
             }
             for &j in &others[..count] {
                 let j = usize::from(j);
-                lens[j] = of_string(view(start + j as isize))?;
+                let e = batch.get(j).expect("a position in the batch");
+                lens[j] = of_string(strings.view(e))?;
             }
-            for (j, &n) in lens[..len].iter().enumerate() {
-                write(start + j as isize, n);
+            for (&n, e) in lens.iter().zip(batch) {
+                out.set(e, n as i64);
             }
         } else {
-            for i in start..start + len as isize {
-                let view = view(i);
+            for e in batch {
+                let view = strings.view(e);
                 let inline = view.is_inline_string();
                 count += usize::from(!inline);
-                write(
-                    i,
-                    if inline {
-                        kernels::inline_str_len(view)
-                    } else {
-                        of_string(view)?
-                    },
-                );
+                let n = if inline {
+                    kernels::inline_str_len(view)
+                } else {
+                    of_string(view)?
+                };
+                out.set(e, n as i64);
             }
         }
         mixed = count * 2 <= len;
-        start += len as isize;
     }
     Ok(())
 });
@@ -427,10 +336,9 @@ fn str_len_of_string(view: View, arena: &Arena, na: &NaKind) -> PyResult<usize> 
 }
 
 ufunc_loop!(isnan_loop, 2, |args| {
-    let nan_like = propagates(&args.state(0).na);
-    for i in 0..args.n {
-        // SAFETY: element i of the input and of the bool output.
-        unsafe { *args.at(1, i) = (nan_like && read_view(args.at(0, i)).is_na()) as u8 };
-    }
-    Ok(())
+    let (strings, out) = (args.strings(0), args.values::<bool>(1));
+    let nan_like = propagates(&strings.state().na);
+    values_out(args.elements(), out, |e| {
+        Ok(nan_like && strings.view(e).is_na())
+    })
 });

@@ -6,17 +6,16 @@
 //! from NumPy; `stringdtype.strings` wraps them with `np.strings`' signatures.
 
 use std::ffi::CStr;
-use std::ptr;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
+use stringdtype_core::View;
 
 use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::element::read_view;
 use crate::ffi::StridedLoop;
-use crate::loops::{ufunc_loop, Output};
+use crate::loops::{self, strings_out, ufunc_loop, values_out, Piece};
 use crate::missing::{default_string, operand};
 use crate::unicode::{tables, PythonTables};
 
@@ -91,32 +90,21 @@ fn case_error() -> PyErr {
 }
 
 ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
-    let (si, so) = (args.state(0), args.state(1));
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
-    let output = Output::new(&args, 1, locks.get(1));
+    let (strings, out) = (args.strings(0), args.strings_out(1));
+    let na = &strings.state().na;
+    let mut locks = loops::lock(&[strings], &[out]);
     let tables = tables();
-    let mut scratch = Vec::new();
-    for i in 0..args.n {
-        scratch.clear();
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
-        if let Some(converted) = C::ASCII.and_then(|c| kernels::inline_ascii_case(view, c)) {
-            // SAFETY: element i of the output; an inline view needs no arena.
-            unsafe { output.write_view(&args, locks.get_mut(1), i, converted) };
-            continue;
-        }
-        let present = match operand(&view, locks.get(0), &si.na, true, case_error)? {
+    // Short ASCII strings convert on their views alone.
+    let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_case(view, C::ASCII?);
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, scratch| {
+        Ok(match operand(view, readers.get(0), na, true, case_error)? {
             Some(s) => {
-                C::convert(s, tables, &mut scratch);
-                true
+                C::convert(s, tables, scratch);
+                Piece::Bytes(scratch)
             }
-            None => false,
-        };
-        let result = present.then_some(&scratch[..]);
-        // SAFETY: element i of the output, whose arena is lock 1.
-        unsafe { output.write(&args, locks.get_mut(1), i, result) }?;
-    }
-    Ok(())
+            None => Piece::Missing,
+        })
+    })
 });
 
 fn encode_error() -> PyErr {
@@ -124,42 +112,27 @@ fn encode_error() -> PyErr {
 }
 
 ufunc_loop!(nbytes_loop, 2, |args| {
-    let state = args.state(0);
-    for i in 0..args.n {
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
+    let (strings, out) = (args.strings(0), args.values::<i64>(1));
+    let default = default_string(&strings.state().na);
+    values_out(args.elements(), out, |e| {
+        let view = strings.view(e);
         // The length is in the view: no arena is needed.
-        let len = match (view.is_na(), default_string(&state.na)) {
-            (false, _) => view.len(),
-            (true, Some(default)) => default.len(),
-            (true, None) => return Err(encode_error()),
-        };
-        // SAFETY: element i of the int64 output.
-        unsafe { ptr::write_unaligned(args.at(1, i) as *mut i64, len as i64) };
-    }
-    Ok(())
+        match (view.is_na(), default) {
+            (false, _) => Ok(view.len() as i64),
+            (true, Some(default)) => Ok(default.len() as i64),
+            (true, None) => Err(encode_error()),
+        }
+    })
 });
 
 ufunc_loop!(encode_loop, 2, |args| {
-    // SAFETY: operand 0 is a StringDType operand; operand 1 is an `S` array.
-    let (state, width) = unsafe { (args.state(0), (*args.descrs[1]).elsize as usize) };
+    let (strings, out) = (args.strings(0), args.bytes_out(1));
+    let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
-    for i in 0..args.n {
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
+    for e in args.elements() {
+        let view = strings.view(e);
         let bytes = operand(&view, locks.get(0), &state.na, false, encode_error)?.unwrap_or(b"");
-        if bytes.len() > width {
-            return Err(PyValueError::new_err(format!(
-                "a string of {} bytes does not fit in S{width}",
-                bytes.len()
-            )));
-        }
-        // SAFETY: element i of the output holds `width` bytes; zero padding as NumPy's `S`.
-        unsafe {
-            let dst = args.at(1, i);
-            ptr::copy_nonoverlapping(bytes.as_ptr(), dst, bytes.len());
-            ptr::write_bytes(dst.add(bytes.len()), 0, width - bytes.len());
-        }
+        out.write(e, bytes)?;
     }
     Ok(())
 });

@@ -9,11 +9,11 @@
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
+use stringdtype_core::View;
+
 use super::registry::{add_own_ufunc, Dt, LoopDef};
-use super::transform::for_each_output;
 use crate::arenas::ArenaLocks;
-use crate::element::read_view;
-use crate::loops::{read_i64, ufunc_loop, Args, Output};
+use crate::loops::{self, strings_out, ufunc_loop, Args, Elem, Piece};
 use crate::missing::operand;
 use crate::regex::{Program, Programs};
 
@@ -66,8 +66,8 @@ fn na_error(nan_like_too: bool) -> impl Fn() -> PyErr {
     }
 }
 
-/// An element left to Python: its index, program id and string.
-type Pending = Vec<(isize, i64, Vec<u8>)>;
+/// An element left to Python: the element, its program id and string.
+type Pending = Vec<(Elem, i64, Vec<u8>)>;
 
 /// Answers each element of a loop with a scalar result: `engine(program, s)` (`None`:
 /// ask Python, whose answer `python` converts); a NaN-like missing value gives
@@ -77,48 +77,47 @@ fn for_each_answer<R: Copy>(
     nan_result: Option<R>,
     engine: impl Fn(&Program, &[u8]) -> Option<R>,
     python: impl Fn(&Bound<'_, PyAny>) -> PyResult<R>,
-    mut write: impl FnMut(isize, R),
+    mut write: impl FnMut(Elem, R),
 ) -> PyResult<()> {
-    let state = args.state(0);
+    let (strings, ids) = (args.strings(0), args.counts(1));
+    let state = strings.state();
     let error = na_error(nan_result.is_some());
     let mut programs = Programs::default();
     let mut pending = Pending::new();
     {
         let locks = ArenaLocks::reading(&[&state.arena]);
-        for i in 0..args.n {
-            // SAFETY: element i of the string and int64 inputs.
-            let (view, id) = unsafe { (read_view(args.at(0, i)), read_i64(args, 1, i)) };
+        for e in args.elements() {
+            let (view, id) = (strings.view(e), ids.get(e));
             let program = programs.get(id)?;
             let answer =
                 match operand(&view, locks.get(0), &state.na, nan_result.is_some(), &error)? {
                     None => nan_result,
                     Some(s) => engine(program, s).or_else(|| {
-                        pending.push((i, id, s.to_vec()));
+                        pending.push((e, id, s.to_vec()));
                         None
                     }),
                 };
             if let Some(answer) = answer {
-                write(i, answer);
+                write(e, answer);
             }
         }
     }
-    for (i, id, s) in pending {
+    for (e, id, s) in pending {
         let answer = programs.get(id)?.call_python(&s, &python)?;
-        write(i, answer);
+        write(e, answer);
     }
     Ok(())
 }
 
 ufunc_loop!(test_loop, 3, |args| {
-    // SAFETY: element i of the bool output.
-    let write = |i, value: bool| unsafe { *args.at(2, i) = value as u8 };
+    let out = args.values::<bool>(2);
+    let write = |e, value| out.set(e, value);
     for_each_answer(&args, Some(false), Program::test, |r| r.is_truthy(), write)
 });
 
 ufunc_loop!(count_loop, 3, |args| {
-    // SAFETY: element i of the int64 output.
-    let write =
-        |i, value: i64| unsafe { std::ptr::write_unaligned(args.at(2, i) as *mut i64, value) };
+    let out = args.values::<i64>(2);
+    let write = |e, value| out.set(e, value);
     for_each_answer(&args, None, Program::count, |r| r.extract(), write)
 });
 
@@ -129,31 +128,32 @@ fn for_each_string<E>(args: &Args, mut engine: E) -> PyResult<()>
 where
     E: for<'r> FnMut(&Program, &'r [u8], &'r mut Vec<u8>) -> PyResult<Option<Option<&'r [u8]>>>,
 {
-    let (si, so) = (args.state(0), args.state(2));
+    let (strings, ids, out) = (args.strings(0), args.counts(1), args.strings_out(2));
+    let na = &strings.state().na;
     let error = na_error(true);
     let mut programs = Programs::default();
     let mut pending = Pending::new();
     {
-        let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
-        for_each_output(
-            args,
+        let mut locks = loops::lock(&[strings], &[out]);
+        let no_shortcut = |_, _: &[View; 1]| None;
+        strings_out(
+            args.elements(),
             &mut locks,
-            [0],
-            (2, 1),
-            |_, _| None,
-            |i, [view], readers, scratch| {
-                // SAFETY: element i of the int64 input.
-                let id = unsafe { read_i64(args, 1, i) };
+            [strings],
+            out,
+            no_shortcut,
+            |e, [view], readers, scratch| {
+                let id = ids.get(e);
                 let program = programs.get(id)?;
-                let Some(s) = operand(view, readers.get(0), &si.na, true, &error)? else {
-                    return Ok(None);
+                let Some(s) = operand(view, readers.get(0), na, true, &error)? else {
+                    return Ok(Piece::Missing);
                 };
                 Ok(match engine(program, s, scratch)? {
-                    Some(result) => result,
+                    Some(result) => result.into(),
                     None => {
-                        pending.push((i, id, s.to_vec()));
+                        pending.push((e, id, s.to_vec()));
                         // A placeholder until Python's answer is written below.
-                        Some(b"")
+                        Piece::Bytes(b"")
                     }
                 })
             },
@@ -163,22 +163,14 @@ where
         return Ok(());
     }
     let mut answers = Vec::with_capacity(pending.len());
-    for (i, id, s) in pending {
+    for (e, id, s) in pending {
         let answer: Option<String> = programs.get(id)?.call_python(&s, |r| r.extract())?;
-        answers.push((i, answer));
+        answers.push((e, answer));
     }
-    let mut locks = ArenaLocks::new(&[&so.arena], 0);
-    let output = Output::new(args, 2, locks.get(0));
-    for (i, answer) in answers {
-        // SAFETY: element i of the output, whose arena is locked for writing.
-        unsafe {
-            output.write(
-                args,
-                locks.get_mut(0),
-                i,
-                answer.as_deref().map(str::as_bytes),
-            )
-        }?;
+    let mut locks = loops::lock(&[], &[out]);
+    let out = out.bind(locks.get(0));
+    for (e, answer) in answers {
+        out.write(locks.get_mut(0), e, answer.as_deref().map(str::as_bytes))?;
     }
     Ok(())
 }

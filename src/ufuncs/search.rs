@@ -11,9 +11,8 @@ use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::element::read_view;
 use crate::error::CoreResultExt;
-use crate::loops::{read_i64, ufunc_loop, Args};
+use crate::loops::{ufunc_loop, values_out, Args, Elem, Value, Values};
 use crate::missing::NaKind;
 use crate::missing::{default_string, effective_na, operand, propagates};
 use crate::unicode::{tables, PythonTables};
@@ -82,20 +81,17 @@ fn predicate<P: PredicateOp>() -> LoopDef {
 }
 
 ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
-    let state = args.state(0);
+    let (strings, out) = (args.strings(0), args.values::<bool>(1));
+    let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
-    for i in 0..args.n {
-        // SAFETY: element i of the input.
-        let view = unsafe { read_view(args.at(0, i)) };
-        let result = match kernels::from_view(view, P::VIEW) {
-            Some(result) => result,
-            None => predicate_of_string::<P>(view, locks.get(0), &state.na, tables)?,
-        };
-        // SAFETY: element i of the bool output.
-        unsafe { *args.at(1, i) = result as u8 };
-    }
-    Ok(())
+    values_out(args.elements(), out, |e| {
+        let view = strings.view(e);
+        match kernels::from_view(view, P::VIEW) {
+            Some(result) => Ok(result),
+            None => predicate_of_string::<P>(view, locks.get(0), &state.na, tables),
+        }
+    })
 });
 
 /// Predicate `P` of a string that its view does not decide, read from its arena. Kept
@@ -162,18 +158,20 @@ fn for_each_search<R>(
     args: &Args,
     nan_result: Option<R>,
     error: impl Fn() -> PyErr,
-    mut f: impl FnMut(isize, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R>,
-    mut write: impl FnMut(isize, R),
+    mut f: impl FnMut(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R>,
+    out: Values<R>,
 ) -> PyResult<()>
 where
-    R: Copy,
+    R: Value,
 {
-    let (sa, sb) = (args.state(0), args.state(1));
+    let (haystacks, needles) = (args.strings(0), args.strings(1));
+    let (starts, ends) = (args.counts(2), args.counts(3));
+    let (sa, sb) = (haystacks.state(), needles.state());
     let na = effective_na(&[sa, sb]);
     let nan_propagates = nan_result.is_some();
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     // A needle with stride 0 is the same for every element: prepare it once.
-    let scalar = args.scalar_view(1);
+    let scalar = needles.scalar();
     let fixed = match &scalar {
         Some(view) => {
             let bytes = operand(view, locks.get(1), na, nan_propagates, &error)?;
@@ -181,24 +179,19 @@ where
         }
         None => None,
     };
-    for i in 0..args.n {
-        // SAFETY: element i of each string input.
-        let (a, b) = unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
+    values_out(args.elements(), out, |e| {
+        let (a, b) = (haystacks.view(e), needles.view(e));
         let haystack = operand(&a, locks.get(0), na, nan_propagates, &error)?;
         let needle = operand(&b, locks.get(1), na, nan_propagates, &error)?;
-        let result = match (haystack, needle, nan_result) {
+        match (haystack, needle, nan_result) {
             (Some(haystack), Some(needle), _) => {
-                // SAFETY: operands 2 and 3 are int64.
-                let (start, end) = unsafe { (read_i64(args, 2, i), read_i64(args, 3, i)) };
-                let (start, end) = (clamp(start), clamp(end));
-                f(i, haystack, fixed.as_ref(), needle, start, end)?
+                let (start, end) = (clamp(starts.get(e)), clamp(ends.get(e)));
+                f(e, haystack, fixed.as_ref(), needle, start, end)
             }
-            (_, _, Some(nan_result)) => nan_result,
+            (_, _, Some(nan_result)) => Ok(nan_result),
             _ => unreachable!("a missing operand without a NaN-like rule is an error"),
-        };
-        write(i, result);
-    }
-    Ok(())
+        }
+    })
 }
 
 /// An int64 position as `isize` (they are the same width on the supported platforms).
@@ -225,20 +218,8 @@ ufunc_loop!(find_loop[S: SearchOp], 5, |args| {
             None => answer::<S>(kernels::find(haystack, needle, start, end)),
         }
     };
-    // SAFETY: element i of the int64 output.
-    let write = |i, value: i64| unsafe { write_i64(&args, i, value) };
-    for_each_search(&args, None, error, search, write)
+    for_each_search(&args, None, error, search, args.values::<i64>(4))
 });
-
-/// Writes element `i` of a search loop's int64 output.
-///
-/// # Safety
-/// `i` must be one of the loop's elements.
-#[inline]
-unsafe fn write_i64(args: &Args, i: isize, value: i64) {
-    // SAFETY: forwarded contract; operand 4 is int64.
-    unsafe { std::ptr::write_unaligned(args.at(4, i) as *mut i64, value) }
-}
 
 /// The result of search `S` from the code point position it found, or not.
 #[inline]
@@ -271,12 +252,8 @@ fn prepared_search<S: SearchOp>(
 /// The string scalar of operand 1 (stride 0), when the start and end operands are the
 /// same for every element and cover whole strings (the common `np.strings.find(a, "x")`).
 fn whole_string_scalar(args: &Args) -> Option<View> {
-    let scalar = args.scalar_view(1)?;
-    if args.strides[2..4].iter().any(|&stride| stride != 0) {
-        return None;
-    }
-    // SAFETY: element 0 of each operand exists (n >= 2); operands 2 and 3 are int64.
-    let (start, end) = unsafe { (read_i64(args, 2, 0), read_i64(args, 3, 0)) };
+    let scalar = args.strings(1).scalar()?;
+    let (start, end) = (args.counts(2).scalar()?, args.counts(3).scalar()?);
     (start == 0 && end >= i64::from(u32::MAX) && !scalar.is_na()).then_some(scalar)
 }
 
@@ -294,11 +271,11 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     // `find`/`index` of "" over a whole string is 0, whatever the string.
     let zero = bytes.is_empty() && !S::LAST && !S::COUNTS;
     let needle = Needle::new(bytes);
-    let na = effective_na(&[args.state(0), args.state(1)]);
-    let locks = ArenaLocks::reading(&[&args.state(0).arena]);
-    for i in 0..args.n {
-        // SAFETY: element i of the string operand.
-        let view = unsafe { read_view(args.at(0, i)) };
+    let (strings, out) = (args.strings(0), args.values::<i64>(4));
+    let na = effective_na(&[strings.state(), args.state(1)]);
+    let locks = ArenaLocks::reading(&[&strings.state().arena]);
+    for e in args.elements() {
+        let view = strings.view(e);
         let result = if zero && !view.is_na() {
             0
         } else {
@@ -312,8 +289,7 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
                 },
             }
         };
-        // SAFETY: element i of the output.
-        unsafe { write_i64(args, i, result) };
+        out.set(e, result);
     }
     Ok(true)
 }
@@ -335,9 +311,7 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
             kernels::startswith(s, affix, start, end)
         })
     };
-    // SAFETY: element i of the bool output.
-    let write = |i, value: bool| unsafe { *args.at(4, i) = value as u8 };
-    for_each_search(&args, Some(false), error, matches, write)
+    for_each_search(&args, Some(false), error, matches, args.values::<bool>(4))
 });
 
 /// `startswith`/`endswith` of one short affix over whole strings (the common
@@ -358,11 +332,11 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
     // The prefix lanes a prefix of at most four bytes covers.
     let mask = swar::low_bytes(wanted.len()) as u32;
     let wanted_prefix = u32::from_le_bytes(affix.prefix()) & mask;
-    let state = args.state(0);
+    let (strings, out) = (args.strings(0), args.values::<bool>(4));
+    let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
-    for i in 0..args.n {
-        // SAFETY: element i of the string operand and of the bool output.
-        let view = unsafe { read_view(args.at(0, i)) };
+    for e in args.elements() {
+        let view = strings.view(e);
         let result = if view.is_na() {
             match default_string(&state.na) {
                 Some(default) if END => default.ends_with(wanted),
@@ -378,8 +352,7 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
         } else {
             view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
         };
-        // SAFETY: as above.
-        unsafe { *args.at(4, i) = result as u8 };
+        out.set(e, result);
     }
     Ok(true)
 }

@@ -12,10 +12,7 @@ use stringdtype_core::kernels::{self, CharSet, Finder, Justify, Separator, Side}
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
-use crate::arenas::{ArenaLocks, Readers};
-use crate::element::read_view;
-use crate::error::CoreResultExt;
-use crate::loops::{read_count, read_i64, reserve, ufunc_loop, Args, Output};
+use crate::loops::{self, parts_out, reserve, strings_out, ufunc_loop, Piece};
 use crate::missing::{effective_na, operand, propagates, NaKind};
 use crate::unicode::tables;
 
@@ -67,94 +64,27 @@ strip_sides! {
     Both: "_strip_chars";
 }
 
-/// The body shared by loops with one string output, operand `out` whose arena is lock
-/// `out_lock`: `element(i, views, readers, scratch)` gets element `i` of the string
-/// operands `inputs` and returns its result (a part of an input, or bytes it appended to
-/// the cleared `scratch`), or `None` for a missing one.
-///
-/// `shortcut` may produce a result view from the input views alone (an inline result
-/// computed in registers); `element` runs where it returns `None`. When the output's
-/// arena is no input's (a new array, or `out=` another array), results go straight from
-/// the inputs into it; otherwise they are copied out first.
-pub(super) fn for_each_output<'a, const N: usize, F>(
-    args: &Args,
-    locks: &mut ArenaLocks<'a>,
-    inputs: [usize; N],
-    (out, out_lock): (usize, usize),
-    shortcut: impl Fn(isize, &[View; N]) -> Option<View>,
-    mut element: F,
-) -> PyResult<()>
-where
-    F: for<'r> FnMut(
-        isize,
-        &'r [View; N],
-        &'r Readers<'r, 'a>,
-        &'r mut Vec<u8>,
-    ) -> PyResult<Option<&'r [u8]>>,
-{
-    // SAFETY: element i of each string input.
-    let views_at = |i| inputs.map(|k| unsafe { read_view(args.at(k, i)) });
-    let output = Output::new(args, out, locks.get(out_lock));
-    let mut scratch = Vec::new();
-    if let Some((readers, writer)) = locks.split(out_lock) {
-        for i in 0..args.n {
-            scratch.clear();
-            let views = views_at(i);
-            if let Some(view) = shortcut(i, &views) {
-                // SAFETY: element i of the output; an inline view needs no arena.
-                unsafe { output.write_view(args, writer, i, view) };
-                continue;
-            }
-            let result = element(i, &views, &readers, &mut scratch)?;
-            // SAFETY: element i of the output, whose arena is `writer`.
-            unsafe { output.write(args, writer, i, result) }?;
-        }
-        return Ok(());
-    }
-    let mut copy = Vec::new();
-    for i in 0..args.n {
-        scratch.clear();
-        let views = views_at(i);
-        if let Some(view) = shortcut(i, &views) {
-            // SAFETY: element i of the output, whose arena is lock `out_lock`.
-            unsafe { output.write_view(args, locks.get_mut(out_lock), i, view) };
-            continue;
-        }
-        let present = {
-            let readers = locks.readers();
-            let result = element(i, &views, &readers, &mut scratch)?;
-            copy.clear();
-            copy.extend_from_slice(result.unwrap_or_default());
-            result.is_some()
-        };
-        let result = present.then_some(&copy[..]);
-        // SAFETY: element i of the output, whose arena is lock `out_lock`.
-        unsafe { output.write(args, locks.get_mut(out_lock), i, result) }?;
-    }
-    Ok(())
-}
-
 fn strip_error() -> PyErr {
     PyValueError::new_err("Can only strip null values that are strings or NaN-like values")
 }
 
 ufunc_loop!(strip_whitespace_loop[S: StripSide], 2, |args| {
-    let (si, so) = (args.state(0), args.state(1));
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
+    let (strings, out) = (args.strings(0), args.strings_out(1));
+    let na = &strings.state().na;
+    let mut locks = loops::lock(&[strings], &[out]);
     let tables = tables();
-    let shortcut = |_, [view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(*view, S::SIDE);
-    for_each_output(&args, &mut locks, [0], (1, 1), shortcut, |_, [view], locks, _| {
-        let Some(s) = operand(view, locks.get(0), &si.na, true, strip_error)? else {
-            return Ok(None);
-        };
-        Ok(Some(kernels::strip_whitespace(s, S::SIDE, tables)))
+    let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(view, S::SIDE);
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, _| {
+        let s = operand(view, readers.get(0), na, true, strip_error)?;
+        Ok(s.map(|s| kernels::strip_whitespace(s, S::SIDE, tables)).into())
     })
 });
 
 ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
-    let (sa, sc, so) = (args.state(0), args.state(1), args.state(2));
-    let na = effective_na(&[sa, sc]);
-    let mut locks = ArenaLocks::new(&[&sa.arena, &sc.arena, &so.arena], 2);
+    let inputs = [args.strings(0), args.strings(1)];
+    let out = args.strings_out(2);
+    let na = effective_na(&[inputs[0].state(), inputs[1].state()]);
+    let mut locks = loops::lock(&inputs, &[out]);
     // The error for a missing `chars` element.
     let chars_error = || {
         if propagates(na) {
@@ -166,17 +96,17 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
             strip_error()
         }
     };
-    let fixed: Option<CharSet> = match args.scalar_view(1) {
+    let fixed: Option<CharSet> = match inputs[1].scalar() {
         Some(view) => operand(&view, locks.get(1), na, false, chars_error)?.map(CharSet::new),
         None => None,
     };
-    let shortcut = |_, [a, _]: &[View; 2]| fixed.as_ref()?.inline_ascii_strip(*a, S::SIDE);
-    for_each_output(&args, &mut locks, [0, 1], (2, 2), shortcut, |_, [a, c], locks, _| {
-        let chars = operand(c, locks.get(1), na, false, chars_error)?;
-        let Some(s) = operand(a, locks.get(0), na, true, strip_error)? else {
-            return Ok(None);
+    let shortcut = |_, &[a, _]: &[View; 2]| fixed.as_ref()?.inline_ascii_strip(a, S::SIDE);
+    strings_out(args.elements(), &mut locks, inputs, out, shortcut, |_, [a, c], readers, _| {
+        let chars = operand(c, readers.get(1), na, false, chars_error)?;
+        let Some(s) = operand(a, readers.get(0), na, true, strip_error)? else {
+            return Ok(Piece::Missing);
         };
-        Ok(Some(match (&fixed, chars) {
+        Ok(Piece::Bytes(match (&fixed, chars) {
             (Some(set), _) => set.strip(s, S::SIDE),
             (None, Some(chars)) => kernels::strip_chars(s, chars, S::SIDE),
             (None, None) => unreachable!("a missing chars operand is an error"),
@@ -213,9 +143,10 @@ fn replace_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
 }
 
 ufunc_loop!(replace_loop, 5, |args| {
-    let states = [args.state(0), args.state(1), args.state(2), args.state(4)];
-    let na = effective_na(&states[..3]);
-    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 3);
+    let inputs = [args.strings(0), args.strings(1), args.strings(2)];
+    let (counts, out) = (args.counts(3), args.strings_out(4));
+    let na = effective_na(&inputs.map(|s| s.state()));
+    let mut locks = loops::lock(&inputs, &[out]);
     let pattern_error = || {
         PyValueError::new_err(
             "Null values are not supported as search patterns or replacement strings for replace",
@@ -227,7 +158,7 @@ ufunc_loop!(replace_loop, 5, |args| {
         )
     };
     // A pattern with stride 0 (a Python str) is prepared once.
-    let fixed: Option<Finder<'static>> = match args.scalar_view(1) {
+    let fixed: Option<Finder<'static>> = match inputs[1].scalar() {
         Some(view) => {
             let old = operand(&view, locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
             (!old.is_empty()).then(|| Finder::new(old).into_owned())
@@ -237,25 +168,24 @@ ufunc_loop!(replace_loop, 5, |args| {
     // Replacing one byte, with a fixed present `new` and a signed count (any count then
     // leaves a string without the byte as it is, and no operand can raise): an inline
     // string is decided on its view.
-    let new_present = args.scalar_view(2).is_some_and(|new| !new.is_na());
+    let new_present = inputs[2].scalar().is_some_and(|new| !new.is_na());
     let lone_byte = match fixed.as_ref().map(Finder::needle) {
-        Some(&[byte]) if new_present && !args.is_unsigned(3) => Some(byte),
+        Some(&[byte]) if new_present && !counts.is_unsigned() => Some(byte),
         _ => None,
     };
-    for_each_output(
-        &args,
+    strings_out(
+        args.elements(),
         &mut locks,
-        [0, 1, 2],
-        (4, 3),
-        |_, [s, _, _]: &[View; 3]| kernels::replace::inline_without_byte(*s, lone_byte?),
-        |i, views, locks, out| {
-            let old = operand(&views[1], locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
-            let new = operand(&views[2], locks.get(2), na, false, pattern_error)?.unwrap_or(b"");
-            let Some(s) = operand(&views[0], locks.get(0), na, true, search_error)? else {
-                return Ok(None);
+        inputs,
+        out,
+        |_, &[s, _, _]: &[View; 3]| kernels::replace::inline_without_byte(s, lone_byte?),
+        |e, views, readers, out| {
+            let old = operand(&views[1], readers.get(1), na, false, pattern_error)?.unwrap_or(b"");
+            let new = operand(&views[2], readers.get(2), na, false, pattern_error)?.unwrap_or(b"");
+            let Some(s) = operand(&views[0], readers.get(0), na, true, search_error)? else {
+                return Ok(Piece::Missing);
             };
-            // SAFETY: operand 3 is an int64 or uint64 count.
-            let count = unsafe { read_count(&args, 3, i, "replace") }?;
+            let count = counts.count(e, "replace")?;
             if let Some(finder) = &fixed {
                 // Nothing to replace: the string itself, without building a copy.
                 let absent = match finder.needle() {
@@ -263,7 +193,7 @@ ufunc_loop!(replace_loop, 5, |args| {
                     _ => None,
                 };
                 if count == 0 || absent.unwrap_or_else(|| finder.find(s).is_none()) {
-                    return Ok(Some(s));
+                    return Ok(Piece::Bytes(s));
                 }
             }
             let size = replace_size(s, old, new, count).ok_or_else(|| overflow("replace"))?;
@@ -272,7 +202,7 @@ ufunc_loop!(replace_loop, 5, |args| {
                 Some(finder) => kernels::replace_with(s, finder, new, count, out),
                 None => kernels::replace(s, old, new, count, out),
             }
-            Ok(Some(out))
+            Ok(Piece::Bytes(out))
         },
     )
 });
@@ -304,19 +234,19 @@ fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
 }
 
 ufunc_loop!(expandtabs_loop, 3, |args| {
-    let (si, so) = (args.state(0), args.state(2));
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
+    let (strings, tabsizes, out) = (args.strings(0), args.counts(1), args.strings_out(2));
+    let na = &strings.state().na;
+    let mut locks = loops::lock(&[strings], &[out]);
     let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
-    for_each_output(
-        &args,
+    strings_out(
+        args.elements(),
         &mut locks,
-        [0],
-        (2, 1),
+        [strings],
+        out,
         |_, _| None,
-        |i, [view], locks, out| {
-            let s = operand(view, locks.get(0), &si.na, false, error)?.unwrap_or(b"");
-            // SAFETY: operand 1 is an int64 or uint64 tab size.
-            let tabsize = unsafe { read_count(&args, 1, i, "expandtabs") }?;
+        |e, [view], readers, out| {
+            let s = operand(view, readers.get(0), na, false, error)?.unwrap_or(b"");
+            let tabsize = tabsizes.count(e, "expandtabs")?;
             if s.contains(&b'\t') {
                 let size = expanded_len(s, tabsize).filter(|&len| len <= MAX_STRING_LEN);
                 reserve(
@@ -325,7 +255,7 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
                 )?;
             }
             kernels::expandtabs(s, tabsize as isize, out);
-            Ok(Some(out))
+            Ok(Piece::Bytes(out))
         },
     )
 });
@@ -366,10 +296,11 @@ fn pad<P: PadOp>() -> LoopDef {
 ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args| {
     let name = P::NAME;
     let (fill_at, out_at) = if P::JUSTIFY.is_some() { (Some(2), 3) } else { (None, 2) };
-    let (ss, so) = (args.state(0), args.state(out_at));
-    let sf = fill_at.map(|k| args.state(k));
-    let na = effective_na(&[ss, sf.unwrap_or(ss)]);
-    let mut locks = ArenaLocks::new(&[&ss.arena, &sf.unwrap_or(ss).arena, &so.arena], 2);
+    // zfill has no fill operand: operand 0 stands in, unread.
+    let inputs = [args.strings(0), args.strings(fill_at.unwrap_or(0))];
+    let (widths, out) = (args.counts(1), args.strings_out(out_at));
+    let na = effective_na(&inputs.map(|s| s.state()));
+    let mut locks = loops::lock(&inputs, &[out]);
     let error = || {
         if P::JUSTIFY.is_none() {
             PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
@@ -380,32 +311,29 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
     // A fill character with stride 0 (the usual scalar) is decoded once. A missing or
     // malformed one is left to the per-element path, which answers in NumPy's order.
     let fixed_fill = fill_at
-        .and_then(|k| args.scalar_view(k))
+        .and_then(|_| inputs[1].scalar())
         .and_then(|view| match operand(&view, locks.get(1), na, true, error) {
             Ok(Some(fill)) => first_char(fill).ok(),
             _ => None,
         });
-    // zfill has no fill operand: operand 0 stands in, unread.
-    let inputs = [0, fill_at.unwrap_or(0)];
     let no_shortcut = |_, _: &[View; 2]| None;
-    for_each_output(&args, &mut locks, inputs, (out_at, 2), no_shortcut, |i, [view, fill_view], locks, out| {
+    strings_out(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [view, fill_view], readers, out| {
         let fill = match (fixed_fill, fill_at) {
             (Some(fill), _) => fill,
-            (None, Some(_)) => match operand(fill_view, locks.get(1), na, true, error)? {
+            (None, Some(_)) => match operand(fill_view, readers.get(1), na, true, error)? {
                 Some(fill) => first_char(fill)?,
-                None => return Ok(None),
+                None => return Ok(Piece::Missing),
             },
             (None, None) => '0',
         };
-        let Some(s) = operand(view, locks.get(0), na, true, error)? else {
-            return Ok(None);
+        let Some(s) = operand(view, readers.get(0), na, true, error)? else {
+            return Ok(Piece::Missing);
         };
-        // SAFETY: operand 1 is an int64 or uint64 width.
-        let width = unsafe { read_count(&args, 1, i, name) }?;
+        let width = widths.count(e, name)?;
         let width = isize::try_from(width).unwrap_or(isize::MAX);
         let margin = kernels::pad_margin(s, width);
         if margin == 0 {
-            return Ok(Some(s));
+            return Ok(Piece::Bytes(s));
         }
         let size = margin.checked_mul(fill.len_utf8()).and_then(|m| m.checked_add(s.len()));
         let size = size.filter(|&size| size <= MAX_STRING_LEN).ok_or_else(|| overflow(name))?;
@@ -414,7 +342,7 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
             Some(justify) => kernels::justify(s, justify, margin, width, fill, out),
             None => kernels::zfill_margin(s, margin, out),
         }
-        Ok(Some(out))
+        Ok(Piece::Bytes(out))
     })
 });
 
@@ -461,13 +389,14 @@ fn partition_parts<'r, const LAST: bool>(
 
 ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let name = if LAST { "_rpartition" } else { "_partition" };
-    let states = [0, 1, 2, 3, 4].map(|k| args.state(k));
-    let na = effective_na(&states[..2]);
-    let mut locks = ArenaLocks::new(&states.map(|s| &s.arena), 2);
+    let inputs = [args.strings(0), args.strings(1)];
+    let outputs = [2, 3, 4].map(|k| args.strings_out(k));
+    let na = effective_na(&inputs.map(|s| s.state()));
+    let mut locks = loops::lock(&inputs, &outputs);
     let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
     // A separator with stride 0 (the usual scalar) is prepared once. An empty or
     // erroring one is left to the per-element path, which raises in NumPy's order.
-    let scalar = match args.scalar_view(1) {
+    let scalar = match inputs[1].scalar() {
         Some(view) => operand(&view, locks.get(1), na, false, error)
             .ok()
             .flatten()
@@ -475,95 +404,60 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
         None => None,
     };
     let fixed = scalar.as_deref().and_then(Separator::new);
-    let outputs = [2, 3, 4].map(|k| Output::new(&args, k, locks.get(k)));
-    // SAFETY: element i of each input.
-    let inputs = |i| unsafe { (read_view(args.at(0, i)), read_view(args.at(1, i))) };
-    if let Some(([arena_s, arena_sep], [head, sep, tail])) = locks.distinct_outputs::<2, 3>() {
-        // Every operand has its own arena (new outputs): parts go straight into them.
-        let mut writers = [head, sep, tail];
-        for i in 0..args.n {
-            let (s, separator) = inputs(i);
-            if let Some(views) = fixed.as_ref().and_then(|sep| sep.partition_inline(s, LAST)) {
-                for (k, (view, writer)) in views.into_iter().zip(writers.iter_mut()).enumerate() {
-                    // SAFETY: element i of output 2 + k; an inline view needs no arena.
-                    unsafe { outputs[k].write_view(&args, writer, i, view) };
-                }
-                continue;
-            }
-            let parts = partition_parts::<LAST>(
-                (&s, arena_s),
-                (&separator, arena_sep),
-                fixed.as_ref(),
-                na,
-                error,
-            )?;
-            for (k, (part, writer)) in parts.into_iter().zip(writers.iter_mut()).enumerate() {
-                let view = writer.store(part).py()?;
-                // SAFETY: element i of output 2 + k, whose arena is `writer`.
-                unsafe { outputs[k].write_view(&args, writer, i, view) };
-            }
-        }
-        return Ok(());
-    }
-    let mut scratch = Vec::new();
-    for i in 0..args.n {
-        let (s, separator) = inputs(i);
-        let sizes = {
-            let parts = partition_parts::<LAST>(
-                (&s, locks.get(0)),
-                (&separator, locks.get(1)),
-                fixed.as_ref(),
-                na,
-                error,
-            )?;
-            scratch.clear();
-            parts.map(|part| {
-                scratch.extend_from_slice(part);
-                part.len()
-            })
-        };
-        let mut start = 0;
-        for (k, size) in sizes.into_iter().enumerate() {
-            let part = &scratch[start..start + size];
-            start += size;
-            // SAFETY: element i of output 2 + k, whose arena is lock 2 + k.
-            unsafe { outputs[k].write(&args, locks.get_mut(2 + k), i, Some(part)) }?;
-        }
-    }
-    Ok(())
+    parts_out(
+        args.elements(),
+        &mut locks,
+        inputs,
+        outputs,
+        |_, &[s, _]: &[View; 2]| fixed.as_ref()?.partition_inline(s, LAST),
+        |_, [s, sep], [arena_s, arena_sep]| {
+            partition_parts::<LAST>((s, arena_s), (sep, arena_sep), fixed.as_ref(), na, error)
+        },
+    )
 });
 
 ufunc_loop!(slice_loop, 5, |args| {
-    let (si, so) = (args.state(0), args.state(4));
-    let mut locks = ArenaLocks::new(&[&si.arena, &so.arena], 1);
-    for_each_output(
-        &args,
+    let strings = args.strings(0);
+    let [starts, stops, steps] = [1, 2, 3].map(|k| args.counts(k));
+    let out = args.strings_out(4);
+    let mut locks = loops::lock(&[strings], &[out]);
+    let bounds = |e| [starts, stops, steps].map(|counts| counts.get(e) as isize);
+    strings_out(
+        args.elements(),
         &mut locks,
-        [0],
-        (4, 1),
-        |i, [view]| {
-            // SAFETY: operands 1 to 3 are int64.
-            let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
-            (step == 1).then(|| kernels::inline_ascii_slice(*view, Some(start), Some(stop)))?
+        [strings],
+        out,
+        |e, &[view]: &[View; 1]| {
+            let [start, stop, step] = bounds(e);
+            (step == 1).then(|| kernels::inline_ascii_slice(view, Some(start), Some(stop)))?
         },
-        |i, [view], locks, out| {
-            // SAFETY: operands 1 to 3 are int64.
-            let [start, stop, step] = [1, 2, 3].map(|k| unsafe { read_i64(&args, k, i) } as isize);
+        |e, [view], readers, out| {
+            let [start, stop, step] = bounds(e);
             if step == 0 {
                 return Err(PyValueError::new_err("slice step cannot be zero"));
             }
             if view.is_na() {
                 return Err(PyTypeError::new_err("Cannot slice null string"));
             }
-            let s = operand(view, locks.get(0), &NaKind::Unset, false, || unreachable!())?;
+            let s = operand(
+                view,
+                readers.get(0),
+                &NaKind::Unset,
+                false,
+                || unreachable!(),
+            )?;
             let s = s.unwrap_or(b"");
             if step == 1 {
-                return Ok(Some(kernels::slice_contiguous(s, Some(start), Some(stop))));
+                return Ok(Piece::Bytes(kernels::slice_contiguous(
+                    s,
+                    Some(start),
+                    Some(stop),
+                )));
             }
             let step = step.max(-isize::MAX);
             kernels::slice(s, Some(start), Some(stop), Some(step), out)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Ok(Some(out))
+            Ok(Piece::Bytes(out))
         },
     )
 });

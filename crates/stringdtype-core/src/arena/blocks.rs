@@ -84,8 +84,10 @@ impl Blocks {
     }
 
     /// Carves a new live block of `block` bytes at the end of the carved bytes and
-    /// returns its offset. The caller checked that it fits in the chunk.
-    #[inline]
+    /// returns its offset. The caller checked that it fits in the chunk. Always inlined:
+    /// a few instructions on the path of every long string stored, which ThinLTO kept
+    /// out of line in some loops.
+    #[inline(always)]
     pub(super) fn carve(&mut self, block: usize) -> usize {
         let offset = self.carved;
         let (pair, bit) = place(offset);

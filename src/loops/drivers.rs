@@ -1,0 +1,339 @@
+//! The loop drivers, one per shape of result: [`values_out`] (a bool or int64 per
+//! element), [`strings_out`] (one string output) and [`parts_out`] (several, as
+//! `partition`). The two with string results own the rule of where results are built:
+//! when no input shares an output's arena (a new array, or `out=` another one), a result
+//! goes straight from the inputs' arenas into the output's; otherwise it is copied out
+//! of the locked arenas first, since storing a result may reuse the hole that an input's
+//! overwritten string left.
+//!
+//! A driver runs over a range of the call's elements ([`Elems`]), so that a call can be
+//! split between threads, each with its own range. Loops with a whole-call fast path
+//! (`==` with a scalar, `str_len` in batches) read and write through the operand views
+//! themselves.
+
+use pyo3::prelude::*;
+use stringdtype_core::{Arena, View};
+
+use super::{Elem, Elems, Strings, StringsOut, Value, Values};
+use crate::arenas::{ArenaLocks, Readers};
+use crate::error::CoreResultExt;
+
+/// The result of one element of a loop with string results, as its kernel gives it: a
+/// driver stores it in the output's arena.
+pub enum Piece<'r> {
+    /// A missing value.
+    Missing,
+    /// These bytes: a part of an input, or what the kernel wrote to its scratch buffer.
+    Bytes(&'r [u8]),
+    /// The concatenation of two parts.
+    Concat([&'r [u8]; 2]),
+    /// `unit` repeated `count` times; the kernel has checked that the result's length
+    /// is a string's.
+    Repeat(&'r [u8], usize),
+    /// The output's element already holds the result (an in-place call).
+    Unchanged,
+}
+
+impl<'r> From<Option<&'r [u8]>> for Piece<'r> {
+    #[inline(always)]
+    fn from(bytes: Option<&'r [u8]>) -> Piece<'r> {
+        match bytes {
+            Some(bytes) => Piece::Bytes(bytes),
+            None => Piece::Missing,
+        }
+    }
+}
+
+impl Piece<'_> {
+    /// Stores the piece in `arena`: its view, or `None` for [`Piece::Unchanged`].
+    #[inline(always)]
+    fn store(self, arena: &mut Arena) -> PyResult<Option<View>> {
+        Ok(Some(match self {
+            Piece::Missing => View::NA,
+            Piece::Bytes(bytes) => arena.store(bytes).py()?,
+            Piece::Concat(parts) => arena.store_parts(&parts).py()?,
+            Piece::Repeat(unit, count) => arena.store_repeat(unit, count).py()?,
+            Piece::Unchanged => return Ok(None),
+        }))
+    }
+}
+
+/// Runs a loop with one bool or int64 output over `elems`: `element(e)` gives element
+/// `e`'s value. An error stops the loop; the elements before it keep their values.
+#[inline(always)]
+pub fn values_out<T: Value>(
+    elems: Elems,
+    out: Values<T>,
+    mut element: impl FnMut(Elem) -> PyResult<T>,
+) -> PyResult<()> {
+    for e in elems {
+        out.set(e, element(e)?);
+    }
+    Ok(())
+}
+
+/// Locks the arenas of a loop's string operands: `inputs` for reading, then `outputs`
+/// for writing, in the order the drivers index them (input `k` is lock `k`, output `j`
+/// lock `N + j`).
+pub fn lock<'a, const N: usize>(
+    inputs: &[Strings<'a>; N],
+    outputs: &[StringsOut<'a>],
+) -> ArenaLocks<'a> {
+    let count = N + outputs.len();
+    assert!(
+        !outputs.is_empty() && count <= 6,
+        "one to six operands, an output among them"
+    );
+    let mut arenas = [&outputs[0].state().arena; 6];
+    let operands = inputs
+        .iter()
+        .map(Strings::state)
+        .chain(outputs.iter().map(StringsOut::state));
+    for (slot, state) in arenas.iter_mut().zip(operands) {
+        *slot = &state.arena;
+    }
+    ArenaLocks::new(&arenas[..count], N)
+}
+
+/// Runs a loop with one string output over `elems`, its string operands locked by
+/// [`lock`] (`&[inputs], &[out]`): `shortcut(e, views)` may give element `e`'s result
+/// from the input views alone (an inline view computed in registers); else
+/// `element(e, views, readers, scratch)` gives it as a [`Piece`] borrowing from the
+/// inputs' arenas (`readers`, input `k` at `k`) or from `scratch` (cleared for each
+/// element).
+///
+/// When the output's arena is no input's, results are stored in it as they come. Else
+/// each result is held in a buffer while the arenas are read, then stored, one element
+/// at a time: an accumulation (`np.maximum.accumulate`) reads as input the output
+/// element written just before. Either way one function ([`fill`]) calls `element`, so
+/// that the compiler inlines the kernel into the loop.
+pub fn strings_out<'a, const N: usize, S, F>(
+    elems: Elems,
+    locks: &mut ArenaLocks<'a>,
+    inputs: [Strings<'a>; N],
+    out: StringsOut<'a>,
+    shortcut: S,
+    mut element: F,
+) -> PyResult<()>
+where
+    S: Fn(Elem, &[View; N]) -> Option<View>,
+    F: for<'r> FnMut(
+        Elem,
+        &'r [View; N],
+        &'r Readers<'r, 'a>,
+        &'r mut Vec<u8>,
+    ) -> PyResult<Piece<'r>>,
+{
+    let out = out.bind(locks.get(N));
+    let kernel = Kernel {
+        inputs,
+        out,
+        shortcut,
+    };
+    let mut scratch = Vec::new();
+    if let Some((readers, writer)) = locks.split(N) {
+        let sink = Sink::Direct(writer);
+        return fill(elems, &kernel, &mut element, &readers, sink, &mut scratch);
+    }
+    let mut held = Held::default();
+    for one in elems.chunks(1) {
+        let sink = Sink::Held(&mut held);
+        fill(
+            one.clone(),
+            &kernel,
+            &mut element,
+            &locks.readers(),
+            sink,
+            &mut scratch,
+        )?;
+        held.store(one, &out, locks.get_mut(N))?;
+    }
+    Ok(())
+}
+
+/// What [`fill`] needs of a loop besides its element function.
+struct Kernel<'a, const N: usize, S> {
+    inputs: [Strings<'a>; N],
+    out: StringsOut<'a>,
+    shortcut: S,
+}
+
+/// Where [`fill`] puts results: the output's arena, or a buffer.
+enum Sink<'w> {
+    Direct(&'w mut Arena),
+    Held(&'w mut Held),
+}
+
+/// Results held before they are stored: each a view (inline, or missing), a span of
+/// `bytes` to store, that span repeated, or nothing to write.
+#[derive(Default)]
+struct Held {
+    bytes: Vec<u8>,
+    results: Vec<HeldResult>,
+}
+
+enum HeldResult {
+    View(View),
+    Bytes(usize, usize),
+    Repeat(usize, usize, usize),
+    Unchanged,
+}
+
+impl Held {
+    /// Holds `piece`, copying its bytes.
+    fn hold(&mut self, piece: Piece<'_>) {
+        let start = self.bytes.len();
+        let result = match piece {
+            Piece::Missing => HeldResult::View(View::NA),
+            Piece::Unchanged => HeldResult::Unchanged,
+            Piece::Bytes(bytes) => {
+                self.bytes.extend_from_slice(bytes);
+                HeldResult::Bytes(start, self.bytes.len())
+            }
+            Piece::Concat([x, y]) => {
+                self.bytes.extend_from_slice(x);
+                self.bytes.extend_from_slice(y);
+                HeldResult::Bytes(start, self.bytes.len())
+            }
+            Piece::Repeat(unit, count) => {
+                self.bytes.extend_from_slice(unit);
+                HeldResult::Repeat(start, self.bytes.len(), count)
+            }
+        };
+        self.results.push(result);
+    }
+
+    /// Stores the held results as the elements of `batch` of `out`, whose arena is
+    /// `arena`, and empties the buffer.
+    fn store(&mut self, batch: Elems, out: &StringsOut<'_>, arena: &mut Arena) -> PyResult<()> {
+        for (e, result) in batch.zip(self.results.drain(..)) {
+            let piece = match result {
+                HeldResult::View(view) => {
+                    out.write_view(arena, e, view);
+                    continue;
+                }
+                HeldResult::Bytes(start, end) => Piece::Bytes(&self.bytes[start..end]),
+                HeldResult::Repeat(start, end, count) => {
+                    Piece::Repeat(&self.bytes[start..end], count)
+                }
+                HeldResult::Unchanged => continue,
+            };
+            if let Some(view) = piece.store(arena)? {
+                out.write_view(arena, e, view);
+            }
+        }
+        self.bytes.clear();
+        Ok(())
+    }
+}
+
+/// The loop of [`strings_out`] over `elems`, reading the inputs through `readers` and
+/// putting results in `sink`. Never inlined: its two callers would each get a copy of
+/// the kernel, which the compiler then keeps out of line.
+#[inline(never)]
+fn fill<'a, const N: usize, S, F>(
+    elems: Elems,
+    kernel: &Kernel<'a, N, S>,
+    element: &mut F,
+    readers: &Readers<'_, 'a>,
+    mut sink: Sink<'_>,
+    scratch: &mut Vec<u8>,
+) -> PyResult<()>
+where
+    S: Fn(Elem, &[View; N]) -> Option<View>,
+    F: for<'r> FnMut(
+        Elem,
+        &'r [View; N],
+        &'r Readers<'r, 'a>,
+        &'r mut Vec<u8>,
+    ) -> PyResult<Piece<'r>>,
+{
+    for e in elems {
+        let views = std::array::from_fn(|k| kernel.inputs[k].view(e));
+        if let Some(view) = (kernel.shortcut)(e, &views) {
+            match &mut sink {
+                Sink::Direct(arena) => kernel.out.write_view(arena, e, view),
+                Sink::Held(held) => held.results.push(HeldResult::View(view)),
+            }
+            continue;
+        }
+        scratch.clear();
+        let piece = element(e, &views, readers, scratch)?;
+        match &mut sink {
+            Sink::Direct(arena) => {
+                if let Some(view) = piece.store(arena)? {
+                    kernel.out.write_view(arena, e, view);
+                }
+            }
+            Sink::Held(held) => held.hold(piece),
+        }
+    }
+    Ok(())
+}
+
+/// Runs a loop with `M` string outputs (the parts of `partition`) over `elems`, its
+/// string operands locked by [`lock`] (`&inputs, &outputs`): `shortcut(e, views)` may
+/// give element `e`'s parts as inline views; else `element(e, views, arenas)` gives them
+/// as bytes in the inputs' arenas (input `k` at `k`).
+#[inline(always)]
+pub fn parts_out<'a, const N: usize, const M: usize, S, F>(
+    elems: Elems,
+    locks: &mut ArenaLocks<'a>,
+    inputs: [Strings<'a>; N],
+    outputs: [StringsOut<'a>; M],
+    shortcut: S,
+    mut element: F,
+) -> PyResult<()>
+where
+    S: Fn(Elem, &[View; N]) -> Option<[View; M]>,
+    F: for<'r> FnMut(Elem, &'r [View; N], [&'r Arena; N]) -> PyResult<[&'r [u8]; M]>,
+{
+    let mut k = N;
+    let outputs = outputs.map(|out| {
+        k += 1;
+        out.bind(locks.get(k - 1))
+    });
+    if let Some((readers, mut writers)) = locks.distinct_outputs::<N, M>() {
+        for e in elems {
+            let views = std::array::from_fn(|k| inputs[k].view(e));
+            if let Some(parts) = shortcut(e, &views) {
+                for ((out, writer), view) in outputs.iter().zip(&mut writers).zip(parts) {
+                    out.write_view(writer, e, view);
+                }
+                continue;
+            }
+            let parts = element(e, &views, readers)?;
+            for ((out, writer), part) in outputs.iter().zip(&mut writers).zip(parts) {
+                let view = writer.store(part).py()?;
+                out.write_view(writer, e, view);
+            }
+        }
+        return Ok(());
+    }
+    let mut scratch = Vec::new();
+    for e in elems {
+        let views = std::array::from_fn(|k| inputs[k].view(e));
+        if let Some(parts) = shortcut(e, &views) {
+            for (j, (out, view)) in outputs.iter().zip(parts).enumerate() {
+                out.write_view(locks.get_mut(N + j), e, view);
+            }
+            continue;
+        }
+        let sizes = {
+            let arenas = std::array::from_fn(|k| locks.get(k));
+            let parts = element(e, &views, arenas)?;
+            scratch.clear();
+            parts.map(|part| {
+                scratch.extend_from_slice(part);
+                part.len()
+            })
+        };
+        let mut start = 0;
+        for (j, (out, size)) in outputs.iter().zip(sizes).enumerate() {
+            let part = &scratch[start..start + size];
+            start += size;
+            out.write(locks.get_mut(N + j), e, Some(part))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,122 @@
+"""The loop drivers' rule for string results (src/loops/drivers.rs): a result goes
+straight into the output's arena when no input shares it, and is copied out first when
+one does (in place, or into a view of an input). Every shape of call must give Python's
+answer: a new array, `out=` another array holding long strings, `out=` the input itself,
+and `out=` a reversed view of the input."""
+
+import math
+import random
+
+import numpy as np
+import pytest
+from conftest import REFERENCE, StringDType, random_strings
+
+if REFERENCE:
+    pytest.skip("the package's own ufuncs", allow_module_level=True)
+
+from stringdtype import _core
+
+umath = np._core.umath
+
+LONG = "a previous value longer than twelve bytes"
+
+# name: (ufunc, extra operands of n elements, Python model of one element)
+UNARY = {
+    "upper": (_core.upper, lambda s: s.upper()),
+    "lower": (_core.lower, lambda s: s.lower()),
+    "swapcase": (_core.swapcase, lambda s: s.swapcase()),
+    "capitalize": (_core.capitalize, lambda s: s.capitalize()),
+    "title": (_core.title, lambda s: s.title()),
+    "strip": (umath._strip_whitespace, lambda s: s.strip()),
+}
+
+
+def strings(seed, n=40, na_object=None):
+    rng = random.Random(seed)
+    if na_object is None:
+        return random_strings(rng, n)
+    return random_strings(rng, n, na_object=na_object)
+
+
+def model_list(values, fn):
+    return [v if isinstance(v, float) and math.isnan(v) else fn(v) for v in values]
+
+
+def as_list(a):
+    return [v if isinstance(v, str) else "<na>" for v in a.tolist()]
+
+
+def shapes_of_call(make, call, expected):
+    """The four shapes of call, each checked against `expected`."""
+    expected = as_list(np.array(expected, dtype=object))
+    assert as_list(call(make(), None)) == expected
+    out = np.full(len(expected), LONG, dtype=StringDType(na_object=np.nan))
+    call(make(), out)
+    assert as_list(out) == expected
+    a = make()
+    call(a, a)
+    assert as_list(a) == expected
+    a = make()
+    call(a[::-1], a[::-1])
+    assert as_list(a) == expected
+
+
+@pytest.mark.parametrize("name", UNARY)
+@pytest.mark.parametrize("seed", range(3))
+def test_unary_string_results_in_every_shape_of_call(name, seed):
+    ufunc, fn = UNARY[name]
+    values = strings(seed, na_object=np.nan)
+    dtype = StringDType(na_object=np.nan)
+
+    def call(a, out):
+        return ufunc(a, out=out) if out is not None else ufunc(a)
+
+    shapes_of_call(lambda: np.array(values, dtype=dtype), call, model_list(values, fn))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_add_multiply_and_extremes_in_every_shape_of_call(seed):
+    values = strings(seed)
+    others = strings(seed + 100)
+    counts = np.array([random.Random(seed + i).randint(-1, 4) for i in range(len(values))])
+    dtype = StringDType(na_object=np.nan)
+
+    def make():
+        return np.array(values, dtype=dtype)
+
+    b = np.array(others, dtype=dtype)
+    cases = [
+        (np.add, b, [x + y for x, y in zip(values, others)]),
+        (np.multiply, counts, [x * max(int(c), 0) for x, c in zip(values, counts)]),
+        (np.maximum, b, [max(x, y) for x, y in zip(values, others)]),
+        (np.minimum, b, [min(x, y) for x, y in zip(values, others)]),
+    ]
+    for ufunc, other, expected in cases:
+
+        def call(a, out, ufunc=ufunc, other=other):
+            # A reversed view of the input comes with the other operand reversed.
+            if out is not None and out.base is not None and out.strides[0] < 0:
+                other = other[::-1]
+            return ufunc(a, other, out=out) if out is not None else ufunc(a, other)
+
+        shapes_of_call(make, call, expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_partition_writes_three_outputs(seed):
+    # NumPy refuses `out=` for partition, so its outputs never share an arena.
+    values = [s + ("-" + s if i % 2 else "") for i, s in enumerate(strings(seed))]
+    dtype = StringDType()
+    outs = umath._partition(np.array(values, dtype=dtype), np.array("-", dtype=dtype))
+    for k in range(3):
+        assert outs[k].tolist() == [v.partition("-")[k] for v in values]
+
+
+def test_regex_sub_in_every_shape_of_call():
+    from stringdtype import regex as sre
+
+    values = strings(7, na_object=np.nan)
+    dtype = StringDType(na_object=np.nan)
+    expected = model_list(values, lambda s: s.replace("a", "<A>"))
+    result = sre.sub("a", "<A>", np.array(values, dtype=dtype))
+    assert as_list(result) == as_list(np.array(expected, dtype=object))
