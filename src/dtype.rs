@@ -317,7 +317,7 @@ pub fn create(py: Python<'_>, scalar_type: &Bound<'_, PyAny>) -> PyResult<*mut P
         (*tp).tp_new = Some(python::descr_new);
         (*tp).tp_dealloc = Some(python::descr_dealloc);
         (*tp).tp_repr = Some(python::descr_repr);
-        (*tp).tp_str = Some(python::descr_repr);
+        (*tp).tp_str = Some(python::descr_str);
         (*tp).tp_richcompare = Some(python::descr_richcompare);
         (*tp).tp_hash = Some(python::descr_hash);
         (*tp).tp_methods = python::methods();

@@ -18,6 +18,7 @@ Helpers:
 import math
 import os
 import random
+import re
 import sys
 from dataclasses import dataclass
 
@@ -47,6 +48,19 @@ else:
     import stringdtype
 
     StringDType = stringdtype.StringDType
+
+# This package's descriptor's repr names the package (``stringdtype.StringDType()``), so
+# that NumPy's messages and array reprs tell it from NumPy's own (``StringDType()``); its
+# ``str`` is NumPy's text.
+REPR_PREFIX = "" if REFERENCE else "stringdtype."
+
+
+def as_numpys_repr(text):
+    """A repr with NumPy's name of the dtype, and the dtype on the line of the elements (a
+    longer name may move it to a line of its own)."""
+    text = text.replace(f"{REPR_PREFIX}StringDType(", "StringDType(") if REPR_PREFIX else text
+    return re.sub(r",\s+dtype=", ", dtype=", text)
+
 
 package_only = pytest.mark.skipif(
     REFERENCE, reason="tests a stringdtype-only function or guarantee"
@@ -232,7 +246,7 @@ def describe(result):
     """A comparable summary of an operation's result."""
     if isinstance(result, np.ndarray):
         dtype = result.dtype
-        dtype_id = repr(dtype) if is_string_dtype(dtype) else dtype.str
+        dtype_id = str(dtype) if is_string_dtype(dtype) else dtype.str
         return ("array", dtype_id, result.shape, normalize(result.tolist()))
     if isinstance(result, np.generic):
         return (type(result).__name__, normalize(result.item()))

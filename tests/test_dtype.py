@@ -10,9 +10,11 @@ from conftest import (
     NA_STRING,
     NUMPY_RELEASE,
     REFERENCE,
+    REPR_PREFIX,
     Flavor,
     NumpyStringDType,
     StringDType,
+    as_numpys_repr,
     is_nan,
     package_only,
 )
@@ -79,9 +81,10 @@ def test_na_object_attribute(flavor):
 @pytest.mark.parametrize(("kwargs", "expected"), REPRS)
 def test_repr(kwargs, expected):
     dt = StringDType(**kwargs)
-    assert repr(dt) == expected
+    assert repr(dt) == REPR_PREFIX + expected
     assert str(dt) == expected
-    assert repr(dt) == repr(NumpyStringDType(**kwargs))
+    assert str(dt) == str(NumpyStringDType(**kwargs))
+    assert as_numpys_repr(repr(dt)) == repr(NumpyStringDType(**kwargs))
     # NumPy computes `.str`; before 2.3 it gave every StringDType "|<kind>16" (this
     # package's kind is 't').
     assert dt.str == (expected if NUMPY_RELEASE >= (2, 3) else f"|{'T' if REFERENCE else 't'}16")
@@ -90,7 +93,8 @@ def test_repr(kwargs, expected):
 def test_repr_of_arbitrary_na_object():
     marker = object()
     dt = StringDType(na_object=marker)
-    assert repr(dt) == f"StringDType(na_object={marker!r})"
+    assert repr(dt) == f"{REPR_PREFIX}StringDType(na_object={marker!r})"
+    assert str(dt) == f"StringDType(na_object={marker!r})"
     assert dt.na_object is marker
 
 
@@ -230,7 +234,7 @@ def test_result_type(left, right):
     result = np.result_type(left.dtype(), right.dtype())
     assert type(result) is StringDType
     assert result == expected.dtype()
-    assert repr(result) == repr(np.result_type(left.ref(), right.ref()))
+    assert str(result) == str(np.result_type(left.ref(), right.ref()))
     assert result.coerce is expected.coerce
     assert np.promote_types(left.dtype(), right.dtype()) == expected.dtype()
 
@@ -240,12 +244,12 @@ def test_result_type_with_unicode(flavor, other):
     result = np.result_type(flavor.dtype(), other)
     assert type(result) is StringDType
     assert result == flavor.dtype()
-    assert repr(result) == repr(np.result_type(flavor.ref(), other))
+    assert str(result) == str(np.result_type(flavor.ref(), other))
     # With the unicode type first, NumPy starts from a default descriptor (coerce=True)
     # and combines it with ours, keeping the na_object.
     result = np.result_type(other, flavor.dtype())
     assert type(result) is StringDType
-    assert repr(result) == repr(np.result_type(other, flavor.ref()))
+    assert str(result) == str(np.result_type(other, flavor.ref()))
     assert result == Flavor(flavor.na_object, common_coerce(True, flavor.coerce)).dtype()
 
 

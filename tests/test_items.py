@@ -4,8 +4,11 @@ import numpy as np
 import pytest
 from conftest import (
     KINDS,
+    REFERENCE,
+    REPR_PREFIX,
     NumpyStringDType,
     StringDType,
+    as_numpys_repr,
     assert_plain_str_or_na,
     assert_same_list,
     both,
@@ -100,7 +103,7 @@ def test_setitem_non_str(flavor, value):
         assert result[1][3][0] == normalize(flavor.na_object)
     elif flavor.coerce:
         expected = value.decode() if isinstance(value, bytes) else str(value)
-        assert result == ("ok", ("array", repr(flavor.ref()), (2,), [expected, "y" * 20]))
+        assert result == ("ok", ("array", str(flavor.ref()), (2,), [expected, "y" * 20]))
     else:
         assert result == ("raises", ValueError)
 
@@ -177,36 +180,46 @@ def test_repr_and_str_equal_numpys(flavor, case):
     (values,) = REPR_CASES[case]
     ours = np.array(values, dtype=flavor.dtype())
     numpys = np.array(values, dtype=flavor.ref())
-    assert repr(ours) == repr(numpys)
+    assert as_numpys_repr(repr(ours)) == as_numpys_repr(repr(numpys))
     assert str(ours) == str(numpys)
     assert np.array2string(ours) == np.array2string(numpys)
-    assert repr(ours).endswith(f"dtype={flavor.ref()!r})")
+    assert repr(ours).endswith(f"dtype={flavor.dtype()!r})")
 
 
 def test_repr_with_na(na_flavor, rng):
     values = random_strings(rng, 12, na_flavor.na_object)
     ours = np.array(values, dtype=na_flavor.dtype())
     numpys = np.array(values, dtype=na_flavor.ref())
-    assert repr(ours) == repr(numpys)
+    assert as_numpys_repr(repr(ours)) == as_numpys_repr(repr(numpys))
     assert str(ours) == str(numpys)
 
 
 def test_repr_random(flavor, strings):
     ours = np.array(strings, dtype=flavor.dtype())
     numpys = np.array(strings, dtype=flavor.ref())
-    assert repr(ours) == repr(numpys)
-    assert repr(ours.reshape(3, 4, 5)) == repr(numpys.reshape(3, 4, 5))
+    assert as_numpys_repr(repr(ours)) == as_numpys_repr(repr(numpys))
+    assert as_numpys_repr(repr(ours.reshape(3, 4, 5))) == as_numpys_repr(
+        repr(numpys.reshape(3, 4, 5))
+    )
 
 
 def test_repr_zero_dim():
     ours = np.array("zero-dimensional-string", dtype=StringDType())
     numpys = np.array("zero-dimensional-string", dtype=NumpyStringDType())
-    assert repr(ours) == repr(numpys) == ("array('zero-dimensional-string', dtype=StringDType())")
+    assert repr(numpys) == "array('zero-dimensional-string', dtype=StringDType())"
+    assert repr(ours) == f"array('zero-dimensional-string', dtype={REPR_PREFIX}StringDType())"
 
 
 def test_repr_exact():
     arr = np.array(["a", None, "b" * 13], dtype=StringDType(na_object=None))
-    assert repr(arr) == ("array(['a', None, 'bbbbbbbbbbbbb'], dtype=StringDType(na_object=None))")
+    expected = "array(['a', None, 'bbbbbbbbbbbbb'], dtype=StringDType(na_object=None))"
+    assert as_numpys_repr(repr(arr)) == expected
+    if not REFERENCE:
+        # The longer name moves the dtype to a line of its own, as NumPy wraps reprs.
+        assert repr(arr) == (
+            "array(['a', None, 'bbbbbbbbbbbbb'],\n"
+            "      dtype=stringdtype.StringDType(na_object=None))"
+        )
     assert str(arr) == "['a' None 'bbbbbbbbbbbbb']"
 
 

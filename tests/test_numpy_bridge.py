@@ -194,6 +194,28 @@ def test_errors_that_name_both_dtypes_tell_them_apart():
     assert "numpy.dtypes.StringDType" in message
 
 
+CAST_ERRORS = {
+    "astype": lambda src, dst, casting: src.astype(dst, casting=casting),
+    "copyto": lambda src, dst, casting: np.copyto(np.empty(1, dtype=dst), src, casting=casting),
+}
+
+
+@pytest.mark.skipif(REFERENCE, reason="two dtypes of different packages")
+@pytest.mark.parametrize("how", CAST_ERRORS)
+@pytest.mark.parametrize("casting", ["no", "equiv"])
+def test_cast_errors_tell_the_dtypes_apart(how, casting):
+    # NumPy prints the descriptors by their repr; this package's names the package.
+    ours, numpys = StringDType(na_object=None), NumpyStringDType(na_object=None)
+    for src, dst in [(ours, numpys), (numpys, ours)]:
+        with pytest.raises(TypeError) as raised:
+            CAST_ERRORS[how](np.array(["x"], dtype=src), dst, casting)
+        assert str(raised.value) == (
+            f"Cannot cast array data from {src!r} to {dst!r} according to the rule '{casting}'"
+        )
+    assert repr(ours) == "stringdtype.StringDType(na_object=None)"
+    assert repr(numpys) == "StringDType(na_object=None)"
+
+
 def test_casts_racing_in_opposite_directions_do_not_deadlock():
     # Each cast holds NumPy's allocator and this package's arena at once, always in
     # the same order.

@@ -36,7 +36,9 @@ NUMPY_ONLY = {
 }
 
 # Where the package differs from the running NumPy on purpose (src/numpy_version.rs).
-DIFFERENCES = {}
+DIFFERENCES = {
+    "test_dtype_repr": "the repr names the package: stringdtype.StringDType() (str is NumPy's)",
+}
 if NUMPY_RELEASE < (2, 3):
     DIFFERENCES["test_string_too_large_error"] = (
         "a multiply result too long is an OverflowError on every release (NumPy 2.2: MemoryError)"

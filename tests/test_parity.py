@@ -137,9 +137,9 @@ BUILTINS = [
 @pytest.mark.parametrize("other", BUILTINS)
 def test_result_type_table(other):
     for kwargs in ({}, {"na_object": None}, {"coerce": False}):
-        both(lambda cls, kw=kwargs: repr(np.result_type(cls(**kw), other)))
-        both(lambda cls, kw=kwargs: repr(np.result_type(other, cls(**kw))))
-        both(lambda cls, kw=kwargs: repr(np.promote_types(cls(**kw), other)))
+        both(lambda cls, kw=kwargs: str(np.result_type(cls(**kw), other)))
+        both(lambda cls, kw=kwargs: str(np.result_type(other, cls(**kw))))
+        both(lambda cls, kw=kwargs: str(np.promote_types(cls(**kw), other)))
 
 
 @pytest.mark.parametrize(
@@ -193,7 +193,7 @@ def test_no_value_means_unset():
         dt = cls(na_object=np._NoValue)
         assert not hasattr(dt, "na_object")
         assert dt == cls()
-        assert repr(dt) == "StringDType()"
+        assert str(dt) == "StringDType()"
 
 
 @package_only

@@ -82,7 +82,8 @@ pub unsafe extern "C" fn descr_dealloc(obj: *mut PyObject) {
     }
 }
 
-fn repr_of(py: Python<'_>, descr: StringDescr<'_>) -> PyResult<String> {
+/// `StringDType(...)`: the text of NumPy's StringDType, which `str` gives.
+fn str_of(py: Python<'_>, descr: StringDescr<'_>) -> PyResult<String> {
     let mut params = Vec::new();
     if let Some(na) = descr.na_object(py) {
         params.push(format!("na_object={}", na.repr()?));
@@ -93,11 +94,23 @@ fn repr_of(py: Python<'_>, descr: StringDescr<'_>) -> PyResult<String> {
     Ok(format!("StringDType({})", params.join(", ")))
 }
 
-/// `tp_repr` and `tp_str`.
+/// `tp_str`: `StringDType(...)`, as NumPy's StringDType.
+pub unsafe extern "C" fn descr_str(obj: *mut PyObject) -> *mut PyObject {
+    with_gil_guard(ptr::null_mut(), |py| {
+        // SAFETY: `obj` is ours.
+        let text = str_of(py, unsafe { this(obj) })?;
+        Ok(PyString::new(py, &text).into_ptr())
+    })
+}
+
+/// `tp_repr`: `stringdtype.StringDType(...)`. NumPy prints descriptors by their repr in
+/// its messages (`Cannot cast array data from stringdtype.StringDType() to StringDType()
+/// according to the rule 'no'`) and in an array's repr, where NumPy's own StringDType
+/// reads `StringDType()`: the package's name tells the two apart.
 pub unsafe extern "C" fn descr_repr(obj: *mut PyObject) -> *mut PyObject {
     with_gil_guard(ptr::null_mut(), |py| {
         // SAFETY: `obj` is ours.
-        let text = repr_of(py, unsafe { this(obj) })?;
+        let text = format!("stringdtype.{}", str_of(py, unsafe { this(obj) })?);
         Ok(PyString::new(py, &text).into_ptr())
     })
 }
