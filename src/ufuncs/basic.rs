@@ -75,7 +75,10 @@ fn comparison<O: ComparisonOp>() -> LoopDef {
 /// values. A short scalar takes one 16-byte comparison per element (inline views are
 /// zero padded, so equal strings have equal views), which the compiler vectorises; a
 /// long one compares length and prefix first and reads bytes only when they match.
-/// Returns false, having written nothing, when the call is not of that kind.
+/// Returns false, having written nothing, when the call is not of that kind. Never
+/// inlined: a whole-call path, whose loop ThinLTO otherwise compiles differently from
+/// one build to the next.
+#[inline(never)]
 fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     let (a, b, out) = (args.strings(0), args.strings(1), args.values::<bool>(2));
     let Some(scalar) = b.scalar() else {
@@ -126,14 +129,16 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
             op.name()
         )
     };
-    values_out(args.elements(), out, |e| {
+    for e in args.elements() {
         let (x, y) = (a.view(e), b.view(e));
-        if !x.is_na() && !y.is_na() {
-            op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())
+        let result = if !x.is_na() && !y.is_na() {
+            op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())?
         } else {
-            compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)
-        }
-    })
+            compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)?
+        };
+        out.set(e, result);
+    }
+    Ok(())
 });
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
