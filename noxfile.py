@@ -1,7 +1,7 @@
 """The test matrix: one session per supported (Python, NumPy) pair.
 
     nox -s matrix                                  # every pair (docs/platforms.md)
-    nox -t edges                                   # oldest and newest NumPy per Python (CI)
+    nox -t edges                                   # the pairs CI runs (EDGES below)
     nox -s "matrix(python='3.12', numpy='2.5')"     # one pair; `nox -l` lists them
 
 The extension is built once per Python: a release wheel, cached in .nox/wheels/ under a
@@ -9,6 +9,10 @@ hash of the sources, is installed with the test extras into each pair's environm
 pytest runs on a copy of tests/ in the session's temporary folder, so it imports the
 installed wheel, never the source tree. Arguments after `--` go to pytest (which runs
 tests/, its `testpaths`, when they name no test).
+
+CPython 3.14 and 3.15, where this machine lacks them, come from tools/newer_pythons.sh (a
+Debian root filesystem, made on first use): the session of such a pair runs nox there
+under the same session name, with the same arguments.
 
 The release wheels (manylinux, stripped, checked, tested without Rust) are built by
 tools/build_wheels.sh.
@@ -27,22 +31,36 @@ import nox
 ROOT = Path(__file__).resolve().parent
 WHEELS = ROOT / ".nox" / "wheels"
 
-# The supported NumPy minor releases for each Python: every pair pip can install
-# (NumPy 2.2 is the last for Python 3.10, 2.5 needs Python 3.12). Keep in step with
+# The supported NumPy minor releases for each Python: every pair pip can install, which is
+# every pair NumPy publishes wheels for (NumPy 2.2 is the last for Python 3.10, 2.3 the
+# first for 3.14; 2.5 needs Python 3.12 and is the first for 3.15). Keep in step with
 # pyproject.toml, README.md and docs/platforms.md.
 NUMPY_FOR_PYTHON = {
     "3.10": ["2.2"],
     "3.11": ["2.2", "2.3", "2.4"],
     "3.12": ["2.2", "2.3", "2.4", "2.5"],
     "3.13": ["2.2", "2.3", "2.4", "2.5"],
+    "3.14": ["2.3", "2.4", "2.5"],
+    "3.15": ["2.5"],
 }
+# The Pythons that tools/newer_pythons.sh provides where this machine has none.
+NEWER_PYTHONS = ("3.14", "3.15")
 nox.options.sessions = ["matrix"]
 
 
-def _pair(python: str, numpy: str) -> nox.param:
-    versions = NUMPY_FOR_PYTHON[python]
-    tags = ["edges"] if numpy in (versions[0], versions[-1]) else []
-    return nox.param(python, numpy, tags=tags)
+# The pairs CI runs (tag `edges`), seven that keep .ci/run within its time: every Python,
+# and every NumPy release with its oldest and its newest Python, except that 2.3 and 2.4,
+# released for the same Pythons (3.11-3.14), share those two (2.4 with 3.11, 2.3 with
+# 3.14); and 3.14 also with its newest NumPy. `nox -s matrix` runs every pair.
+EDGES = {
+    ("3.10", "2.2"),
+    ("3.13", "2.2"),
+    ("3.11", "2.4"),
+    ("3.14", "2.3"),
+    ("3.12", "2.5"),
+    ("3.14", "2.5"),
+    ("3.15", "2.5"),
+}
 
 
 def _runs(command: str) -> bool:
@@ -72,6 +90,15 @@ def _expose_pyenv_interpreters() -> None:
 
 
 _expose_pyenv_interpreters()
+
+
+def _pair(python: str, numpy: str) -> nox.param:
+    """One pair's session. For a Python that only tools/newer_pythons.sh has, a session
+    without an environment here (python=False) under the same name, which runs there."""
+    tags = ["edges"] if (python, numpy) in EDGES else []
+    if python in NEWER_PYTHONS and not _runs(f"python{python}"):
+        return nox.param(False, numpy, id=f"python='{python}', numpy='{numpy}'", tags=tags)
+    return nox.param(python, numpy, tags=tags)
 
 
 def _source_hash() -> str:
@@ -129,6 +156,26 @@ def run_tests(session: nox.Session, *extra: str) -> None:
 )
 def matrix(session: nox.Session, numpy: str) -> None:
     """The test suite with one NumPy minor release (its newest patch) on one Python."""
+    if session.python is False:
+        _run_in_newer_pythons(session)
+        return
     wheel = _wheel(session)
     session.install("--only-binary", "numpy", f"{wheel}[test]", f"numpy=={numpy}.*")
     run_tests(session, *session.posargs)
+
+
+def _run_in_newer_pythons(session: nox.Session) -> None:
+    """This session, run by a nox inside tools/newer_pythons.sh's root filesystem (installed
+    on first use into .nox/newer-pythons/nox with the newest Python there)."""
+    nox_env = ROOT / ".nox" / "newer-pythons" / "nox"
+    install_and_run = (
+        f'[ -x "$0/bin/nox" ] || {{ python{NEWER_PYTHONS[-1]} -m venv "$0" '
+        '&& "$0/bin/pip" install -q "nox>=2024.4"; }; exec "$0/bin/nox" "$@"'
+    )
+    session.run(
+        str(ROOT / "tools" / "newer_pythons.sh"),
+        *("bash", "-c", install_and_run, str(nox_env)),
+        *("--noxfile", str(ROOT / "noxfile.py"), "-s", session.name),
+        *("--", *session.posargs),
+        external=True,
+    )

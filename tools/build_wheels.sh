@@ -3,14 +3,19 @@
 # wheels for each supported CPython, built with maturin and zig (no Docker), checked with
 # auditwheel, then each installed into a fresh virtual environment that has no Rust
 # toolchain on PATH and tested with the test suite run from a copy of tests/ (so the
-# installed wheel is imported, never the source tree). Then the sdist, built, installed
-# (which compiles it) and tested the same way.
+# installed wheel is imported, never the source tree), after the README's demo. Then the
+# sdist, built, installed (which compiles it) and tested the same way.
 #
-#   tools/build_wheels.sh              # every supported Python found here
+#   tools/build_wheels.sh              # every supported Python, 3.10 to 3.15
 #   tools/build_wheels.sh 3.12 3.13    # only these
 #
+# CPython 3.14 and 3.15, where this machine lacks them, come from tools/newer_pythons.sh:
+# this script runs itself there for those wheels, after the others. Run there
+# (NEWER_PYTHONS=1), it builds and tests wheels only and adds them to dist/.
+#
 # Output: dist/ (wheels and sdist). Tools (maturin, ziglang, auditwheel) are installed
-# into .nox/wheel-tools/, builds go to target/release-wheels/. Exits non-zero on the first
+# into .nox/wheel-tools/, builds go to target/release-wheels/ (both with a -newer-pythons
+# suffix inside tools/newer_pythons.sh, whose glibc is newer). Exits non-zero on the first
 # failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +25,12 @@ TOOLS=$ROOT/.nox/wheel-tools
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 
+INSIDE=${NEWER_PYTHONS:+-newer-pythons}
+TOOLS=$TOOLS$INSIDE
+
 PYTHONS=("$@")
 if [ ${#PYTHONS[@]} -eq 0 ]; then
-    PYTHONS=(3.10 3.11 3.12 3.13)
+    PYTHONS=(3.10 3.11 3.12 3.13 3.14 3.15)
 fi
 
 # The interpreter for version $1: python3.X on PATH if it runs, else pyenv's install.
@@ -43,21 +51,32 @@ find_python() {
 
 step() { printf '\n==> %s\n' "$*"; }
 
-# Interpreters first, before the tools' environment comes first on PATH.
+# Interpreters first, before the tools' environment comes first on PATH. The versions this
+# machine lacks that tools/newer_pythons.sh has are built there (NEWER).
+HERE=()
 INTERPRETERS=()
+NEWER=()
 for version in "${PYTHONS[@]}"; do
-    INTERPRETERS+=("$(find_python "$version")")
+    if [ -z "$INSIDE" ] && [[ $version == 3.1[45] ]] && ! find_python "$version" >/dev/null 2>&1; then
+        NEWER+=("$version")
+    else
+        HERE+=("$version")
+        INTERPRETERS+=("$(find_python "$version")")
+    fi
 done
 
 step "tools in $TOOLS"
-python3 -m venv "$TOOLS"
+# Inside tools/newer_pythons.sh there is no python3, only python3.14 and python3.15.
+"${INTERPRETERS[0]:-python3}" -m venv "$TOOLS"
 "$TOOLS/bin/pip" install -q --upgrade "maturin>=1.5,<2" ziglang auditwheel
 export PATH="$TOOLS/bin:$PATH"
 # A target folder of its own: zig-linked artifacts would otherwise replace the ones that
 # development builds and the test matrix keep in target/.
-export CARGO_TARGET_DIR=$ROOT/target/release-wheels
+export CARGO_TARGET_DIR=$ROOT/target/release-wheels$INSIDE
 
-rm -rf "$DIST"
+if [ -z "$INSIDE" ]; then
+    rm -rf "$DIST"
+fi
 mkdir -p "$DIST"
 
 # Run the test suite with `python` from a fresh environment, from a folder holding a copy
@@ -82,8 +101,24 @@ test_installed() {
     )
 }
 
-for i in "${!PYTHONS[@]}"; do
-    version=${PYTHONS[$i]}
+# The README's demo, as a new user runs it: the wheel alone installed (no test extras) into
+# a fresh environment, with nothing but that environment and the system on PATH.
+run_demo() {
+    local python=$1 wheel=$2
+    rm -rf "$WORK/demo"
+    "$python" -m venv "$WORK/demo"
+    (
+        cd "$WORK"
+        env PATH="$WORK/demo/bin:/usr/bin:/bin" bash -c '
+            set -e
+            pip install -q "$1"
+            python -m stringdtype
+        ' demo "$wheel"
+    )
+}
+
+for i in "${!HERE[@]}"; do
+    version=${HERE[$i]}
     python=${INTERPRETERS[$i]}
     tag=cp${version/./}
     step "wheel for CPython $version ($python)"
@@ -98,11 +133,14 @@ for i in "${!PYTHONS[@]}"; do
     # target triple), which shows as POPCNT in the byte-parallel kernels.
     rm -rf "$WORK/unpacked"
     mkdir "$WORK/unpacked"
-    (cd "$WORK/unpacked" && python3 -m zipfile -e "$wheel" .)
+    (cd "$WORK/unpacked" && "$python" -m zipfile -e "$wheel" .)
     so=$(ls "$WORK/unpacked"/stringdtype/_core*.so)
     popcnt=$(objdump -d "$so" | grep -c popcnt || true)
     echo "$(basename "$so"): $(stat -c %s "$so") bytes, $popcnt POPCNT instructions, $(file -b "$so" | grep -o 'not stripped\|stripped')"
     [ "$popcnt" -gt 0 ]
+
+    step "install $(basename "$wheel") alone with no Rust on PATH, run python -m stringdtype"
+    run_demo "$python" "$wheel"
 
     step "install $(basename "$wheel") with no Rust on PATH, run the tests"
     rm -rf "$WORK/venv"
@@ -110,6 +148,14 @@ for i in "${!PYTHONS[@]}"; do
     env PATH="$WORK/venv/bin:/usr/bin:/bin" pip install -q "$wheel[test]"
     test_installed "$WORK/venv"
 done
+
+if [ ${#NEWER[@]} -gt 0 ]; then
+    step "the wheels for CPython ${NEWER[*]}, inside tools/newer_pythons.sh"
+    "$ROOT/tools/newer_pythons.sh" "$ROOT/tools/build_wheels.sh" "${NEWER[@]}"
+fi
+if [ -n "$INSIDE" ]; then
+    exit 0
+fi
 
 step "sdist"
 maturin sdist -o "$DIST"
