@@ -288,11 +288,7 @@ where
     S: Fn(Elem, &[View; N]) -> Option<[View; M]>,
     F: for<'r> FnMut(Elem, &'r [View; N], [&'r Arena; N]) -> PyResult<[&'r [u8]; M]>,
 {
-    let mut k = N;
-    let outputs = outputs.map(|out| {
-        k += 1;
-        out.bind(locks.get(k - 1))
-    });
+    let outputs: [StringsOut<'a>; M] = std::array::from_fn(|j| outputs[j].bind(locks.get(N + j)));
     if let Some((readers, mut writers)) = locks.distinct_outputs::<N, M>() {
         for e in elems {
             let views = std::array::from_fn(|k| inputs[k].view(e));

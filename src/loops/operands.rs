@@ -205,8 +205,9 @@ impl Counts {
     }
 }
 
+/// The `OverflowError` of operation `what` (NumPy's words).
 #[cold]
-fn overflow(what: &str) -> PyErr {
+pub fn overflow(what: &str) -> PyErr {
     PyOverflowError::new_err(format!("Overflow encountered in {what}"))
 }
 

@@ -12,7 +12,7 @@ use stringdtype_core::kernels::{self, CharSet, Finder, Justify, Separator, Side}
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
-use crate::loops::{self, parts_out, reserve, strings_out, ufunc_loop, Piece};
+use crate::loops::{self, overflow, parts_out, reserve, strings_out, ufunc_loop, Piece};
 use crate::missing::{effective_na, operand, propagates, NaKind};
 use crate::unicode::tables;
 
@@ -113,10 +113,6 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
         }))
     })
 });
-
-fn overflow(name: &str) -> PyErr {
-    PyOverflowError::new_err(format!("Overflow encountered in {name}"))
-}
 
 /// Bound below which a result buffer is reserved from a cheap upper bound of its size,
 /// and above which from its exact size (worth one more pass over the string).
