@@ -16,7 +16,9 @@ use pyo3::prelude::*;
 use crate::descr::{DescrState, StringDescr};
 use crate::ffi::*;
 pub use drivers::{lock, parts_out, strings_out, values_out, Piece};
-pub use operands::{overflow, BytesOut, Counts, Elem, Elems, Strings, StringsOut, Value, Values};
+pub use operands::{
+    overflow, BytesOut, CountValue, Counts, Elem, Elems, Strings, StringsOut, Value, Values,
+};
 pub use resolve::resolver;
 
 /// Defines a strided-loop entry point (a cast or a ufunc loop) that runs `$body` inside
