@@ -29,11 +29,12 @@ differently as a word character, ``$`` in a string with several newlines). An in
 pattern raises ``re.error`` as Python does; a pattern too large for the engine's limits
 raises ``ValueError``.
 
-Missing values follow the array's ``na_object`` as the ``np.strings`` functions do: a
-string ``na_object`` is matched as that string; a NaN-like one does not match (``search``,
-``match``, ``fullmatch``), stays missing (``sub``, ``extract``), is the ``na_object``
-itself in place of a list (``findall``, ``split``), and is an error for ``count``; any
-other ``na_object`` is an error.
+Missing values follow pandas and polars, whatever the ``na_object`` (``None``, a NaN-like
+one, a string): a missing string stays missing in ``sub`` and ``extract``, gives the
+``na_object`` in place of a list in ``findall`` and ``split`` and one missing item in
+``findall_flat`` and ``split_flat``; ``count`` gives int64 when no string is missing, else
+float64 with NaN for each missing one; ``search``, ``match`` and ``fullmatch`` take
+``na=`` (default ``False``), the bool a missing string gives.
 """
 
 import functools
@@ -43,6 +44,7 @@ import numpy as np
 
 from . import _core
 from ._core import StringDType
+from .strings import _has_missing, _na_flag, _propagating
 
 __all__ = [
     "ASCII",
@@ -150,33 +152,45 @@ def _index(value, name):
     return int(value)
 
 
-def _test(op, pattern, a, flags, out):
+def _test(op, pattern, a, flags, out, na):
     program = _program(pattern, flags, op)
-    return _core._regex_test(_strings(a), program.id, out=out)
+    previous = _core._set_missing_policy(True, _na_flag(na))
+    try:
+        return _core._regex_test(_strings(a), program.id, out=out)
+    finally:
+        _core._set_missing_policy(*previous)
 
 
-def search(pattern, a, flags=0, *, out=None):
-    """Whether ``re.search(pattern, s, flags)`` finds a match in each string (bool)."""
-    return _test("search", pattern, a, flags, out)
+def search(pattern, a, flags=0, *, na=False, out=None):
+    """Whether ``re.search(pattern, s, flags)`` finds a match in each string (bool; ``na``
+    for a missing string)."""
+    return _test("search", pattern, a, flags, out, na)
 
 
-def match(pattern, a, flags=0, *, out=None):
-    """Whether ``re.match(pattern, s, flags)`` matches at the start of each string."""
-    return _test("match", pattern, a, flags, out)
+def match(pattern, a, flags=0, *, na=False, out=None):
+    """Whether ``re.match(pattern, s, flags)`` matches at the start of each string (``na``
+    for a missing string)."""
+    return _test("match", pattern, a, flags, out, na)
 
 
-def fullmatch(pattern, a, flags=0, *, out=None):
-    """Whether ``re.fullmatch(pattern, s, flags)`` matches the whole of each string."""
-    return _test("fullmatch", pattern, a, flags, out)
+def fullmatch(pattern, a, flags=0, *, na=False, out=None):
+    """Whether ``re.fullmatch(pattern, s, flags)`` matches the whole of each string
+    (``na`` for a missing string)."""
+    return _test("fullmatch", pattern, a, flags, out, na)
 
 
+@_propagating
 def count(pattern, a, flags=0, *, out=None):
-    """The number of matches of ``pattern`` in each string, ``len(re.findall(...))``
-    (int64)."""
+    """The number of matches of ``pattern`` in each string, ``len(re.findall(...))``:
+    int64, or float64 with NaN for each missing string when there is one."""
     program = _program(pattern, flags, "count")
-    return _core._regex_count(_strings(a), program.id, out=out)
+    strings = _strings(a)
+    if _has_missing(strings):
+        return _core._regex_count_nan(strings, program.id, out=out)
+    return _core._regex_count(strings, program.id, out=out)
 
 
+@_propagating
 def sub(pattern, repl, a, count=0, flags=0, *, out=None):
     """``re.sub(pattern, repl, s, count, flags)`` of each string (StringDType).
 
@@ -193,6 +207,7 @@ def sub(pattern, repl, a, count=0, flags=0, *, out=None):
     return _core._regex_sub(_strings(a), program.id, out=out)
 
 
+@_propagating
 def extract(pattern, a, group=1, flags=0, *, na_object=_UNSET, out=None):
     """Group ``group`` (a number or a name) of the first match in each string,
     ``re.search(pattern, s).group(group)``; a missing value where nothing matches or the
@@ -221,6 +236,7 @@ def extract(pattern, a, group=1, flags=0, *, na_object=_UNSET, out=None):
     return result[()] if result.ndim == 0 else result
 
 
+@_propagating
 def _lists(program, a, group=1):
     strings = _strings(a)
     na = getattr(strings.dtype, "na_object", None)
@@ -248,7 +264,7 @@ def findall_flat(pattern, a, flags=0):
     list layout (see ``stringdtype.strings.split_flat``). With several groups, each match
     gives its groups one after the other. ``parts`` has ``StringDType(na_object=None)``;
     a NaN-like missing string gives one missing item."""
-    return _core._regex_lists(_program(pattern, flags, "findall"), _strings(a))
+    return _flat(_program(pattern, flags, "findall"), a)
 
 
 def split_flat(pattern, a, maxsplit=0, flags=0):
@@ -256,7 +272,12 @@ def split_flat(pattern, a, maxsplit=0, flags=0):
     list layout; a group that did not take part, and a NaN-like missing string, give a
     missing item (``parts`` has ``StringDType(na_object=None)``)."""
     maxsplit = _index(maxsplit, "maxsplit")
-    return _core._regex_lists(_program(pattern, flags, "split", count=maxsplit), _strings(a))
+    return _flat(_program(pattern, flags, "split", count=maxsplit), a)
+
+
+@_propagating
+def _flat(program, a):
+    return _core._regex_lists(program, _strings(a))
 
 
 def uses_engine(pattern, flags=0):

@@ -23,13 +23,28 @@ error = re.error
 
 def escape(pattern: str) -> str: ...
 def search(
-    pattern: _Pattern, a: ArrayLike, flags: int = 0, *, out: NDArray[np.bool_] | None = None
+    pattern: _Pattern,
+    a: ArrayLike,
+    flags: int = 0,
+    *,
+    na: bool = False,
+    out: NDArray[np.bool_] | None = None,
 ) -> Any: ...
 def match(
-    pattern: _Pattern, a: ArrayLike, flags: int = 0, *, out: NDArray[np.bool_] | None = None
+    pattern: _Pattern,
+    a: ArrayLike,
+    flags: int = 0,
+    *,
+    na: bool = False,
+    out: NDArray[np.bool_] | None = None,
 ) -> Any: ...
 def fullmatch(
-    pattern: _Pattern, a: ArrayLike, flags: int = 0, *, out: NDArray[np.bool_] | None = None
+    pattern: _Pattern,
+    a: ArrayLike,
+    flags: int = 0,
+    *,
+    na: bool = False,
+    out: NDArray[np.bool_] | None = None,
 ) -> Any: ...
 def count(
     pattern: _Pattern, a: ArrayLike, flags: int = 0, *, out: NDArray[np.int64] | None = None

@@ -20,9 +20,19 @@ itself turns a ``str`` operand into a ``U`` array first, which cannot hold trail
 characters, so ``np.strings.find(a, "\x00")`` looks for ``""`` while
 ``stringdtype.strings.find(a, "\x00")`` looks for ``"\x00"``.
 
-Missing values: a string ``na_object`` acts as its string, a NaN-like one gives a missing
-result, any other one raises ``TypeError`` (``np.strings`` raises for every missing value
-in the case conversions). Arrays of other dtypes go to ``np.strings`` unchanged, except
+Missing values follow pandas and polars, whatever the ``na_object`` (``None``, a NaN-like
+one, a string): a missing input gives a missing output. String results are missing;
+``str_len find rfind index rindex count`` give int64 when no operand holds a missing
+value, else float64 with NaN for each missing one (as pandas' ``str`` column does); the
+comparisons are false for a missing operand (``not_equal`` true), as for NaN; the ``is*``
+predicates, ``startswith`` and ``endswith`` take ``na=`` (default ``False``), the bool a
+missing value gives; ``partition`` and ``rpartition`` give three missing parts;
+``split``, ``rsplit``, ``split_flat`` and ``join`` a missing list or string. ``mod``,
+``translate``, ``encode`` and ``decode`` keep ``np.strings``' rules (bytes arrays hold no
+missing value; the other two are NumPy's per-element Python code). The loops decide
+this in Rust, under a missing-value policy this module sets for the calling thread
+around each call (``np.strings`` itself keeps NumPy's rules and raises where NumPy's
+StringDType raises). Arrays of other dtypes go to ``np.strings`` unchanged, except
 ``casefold``, which converts ``U`` input to StringDType.
 """
 
@@ -53,6 +63,56 @@ def _is_ours(a):
     return isinstance(a.dtype, StringDType)
 
 
+# The functions that keep np.strings' missing-value rules.
+_NUMPY_RULES = {"mod", "translate", "encode", "decode"}
+# The functions with bool results that take ``na=``.
+_NA_KEYWORD = {"isalpha", "isdigit", "isspace", "isalnum", "islower", "isupper", "istitle"}
+_NA_KEYWORD |= {"isdecimal", "isnumeric", "startswith", "endswith"}
+
+
+def _na_flag(na):
+    if not isinstance(na, (bool, np.bool_)):
+        raise TypeError(f"na must be a bool, not {type(na).__name__}")
+    return bool(na)
+
+
+def _propagating(function, na_keyword=False):
+    """``function`` under pandas' missing-value policy (see the module docstring)."""
+    if na_keyword:
+
+        def call(*args, na=False, **kwargs):
+            previous = _core._set_missing_policy(True, _na_flag(na))
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _core._set_missing_policy(*previous)
+    else:
+
+        def call(*args, **kwargs):
+            previous = _core._set_missing_policy(True, False)
+            try:
+                return function(*args, **kwargs)
+            finally:
+                _core._set_missing_policy(*previous)
+
+    functools.update_wrapper(call, function)
+    if na_keyword:
+        signature = inspect.signature(function)
+        na = inspect.Parameter("na", inspect.Parameter.KEYWORD_ONLY, default=False)
+        call.__signature__ = signature.replace(parameters=[*signature.parameters.values(), na])
+    return call
+
+
+def _has_missing(*operands):
+    """Whether a StringDType array among ``operands`` holds a missing value."""
+    for operand in operands:
+        ours = isinstance(operand, np.ndarray) and _is_ours(operand)
+        # A dtype without na_object (its attribute then raises) holds no missing value.
+        if ours and hasattr(operand.dtype, "na_object") and _core._isna(operand).any():
+            return True
+    return False
+
+
 def _case_function(name):
     ufunc = getattr(_core, name)
     fallback = getattr(np.strings, name, None)
@@ -74,12 +134,12 @@ def _case_function(name):
     return convert
 
 
-upper = _case_function("upper")
-lower = _case_function("lower")
-swapcase = _case_function("swapcase")
-capitalize = _case_function("capitalize")
-title = _case_function("title")
-casefold = _case_function("casefold")
+upper = _propagating(_case_function("upper"))
+lower = _propagating(_case_function("lower"))
+swapcase = _propagating(_case_function("swapcase"))
+capitalize = _propagating(_case_function("capitalize"))
+title = _propagating(_case_function("title"))
+casefold = _propagating(_case_function("casefold"))
 
 
 def _is_utf8(encoding, errors):
@@ -185,6 +245,7 @@ def _sep(sep):
     return sep
 
 
+@_propagating
 def split_flat(a, sep=None, maxsplit=-1):
     """``str.split(sep, maxsplit)`` of every string, without a Python object per piece:
     ``(parts, offsets)`` in Arrow's list layout, where ``parts`` is a 1-D array of the
@@ -195,6 +256,7 @@ def split_flat(a, sep=None, maxsplit=-1):
     return _core._split(_strings(a), _sep(sep), _maxsplit(maxsplit), False)
 
 
+@_propagating
 def join(sep, parts, offsets):
     """``sep.join(parts[offsets[i]:offsets[i + 1]])`` for each ``i``: the inverse of
     :func:`split_flat`, a 1-D array of ``parts``' dtype. A list holding a missing value
@@ -213,12 +275,14 @@ def _split(a, sep, maxsplit, right):
     return result[()] if result.ndim == 0 else result
 
 
+@_propagating
 def split(a, sep=None, maxsplit=None):
     """``str.split(sep, maxsplit)`` of each string: an object array of lists, as
     ``np.char.split`` (a missing value that is not a string stays the ``na_object``)."""
     return _split(a, sep, maxsplit, False)
 
 
+@_propagating
 def rsplit(a, sep=None, maxsplit=None):
     """``str.rsplit(sep, maxsplit)`` of each string: an object array of lists, as
     ``np.char.rsplit``."""
@@ -238,13 +302,47 @@ def _function(name):
 _WRAPPED = {
     name: _keeping_str_operands(_function(name)) for name in __all__ if name not in _UNWRAPPED
 }
+_WRAPPED |= {name: _function(name) for name in _UNWRAPPED - _OWN if name in __all__}
+
+# The count results: float64 twins of the ufuncs, NaN for a missing value.
+_MAX = np.iinfo(np.int64).max
+
+
+def _counting(name):
+    numpy_function = _WRAPPED[name]
+    twin = _keeping_str_operands(getattr(_core, f"_{name}_nan"))
+
+    def call(a, sub, start=0, end=None):
+        if _has_missing(np.asanyarray(a), np.asanyarray(sub)):
+            return twin(a, sub, start, _MAX if end is None else end)
+        return numpy_function(a, sub, start, end)
+
+    call.__name__ = call.__qualname__ = name
+    call.__doc__ = numpy_function.__doc__
+    return call
+
+
+def _str_len(a):
+    a = np.asanyarray(a)
+    if _has_missing(a):
+        return _core._str_len_nan(a)
+    return np.strings.str_len(a)
+
+
+functools.update_wrapper(_str_len, np.strings.str_len)
+_WRAPPED |= {name: _counting(name) for name in ("find", "rfind", "index", "rindex", "count")}
+_WRAPPED["str_len"] = _str_len
+_WRAPPED = {
+    name: function
+    if name in _NUMPY_RULES
+    else _propagating(function, na_keyword=name in _NA_KEYWORD)
+    for name, function in _WRAPPED.items()
+}
 
 
 def __getattr__(name):
     if name in _WRAPPED:
         return _WRAPPED[name]
-    if name in __all__:
-        return _function(name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 

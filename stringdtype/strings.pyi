@@ -10,3 +10,138 @@ def split_flat(
     a: ArrayLike, sep: str | None = None, maxsplit: int = -1
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def join(sep: str, parts: np.ndarray, offsets: ArrayLike) -> np.ndarray: ...
+
+# The bool results take na=, the bool a missing value gives (default False).
+def isalpha(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isdigit(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isspace(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isalnum(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def islower(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isupper(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def istitle(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isdecimal(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def isnumeric(
+    x: ArrayLike,
+    /,
+    out: np.ndarray | None = None,
+    *,
+    where: ArrayLike = True,
+    casting: str = "same_kind",
+    order: str = "K",
+    dtype: object = None,
+    subok: bool = True,
+    signature: object = None,
+    na: bool = False,
+) -> np.ndarray: ...
+def startswith(
+    a: ArrayLike,
+    prefix: ArrayLike,
+    start: ArrayLike = 0,
+    end: ArrayLike | None = None,
+    *,
+    na: bool = False,
+) -> np.ndarray: ...
+def endswith(
+    a: ArrayLike,
+    suffix: ArrayLike,
+    start: ArrayLike = 0,
+    end: ArrayLike | None = None,
+    *,
+    na: bool = False,
+) -> np.ndarray: ...
