@@ -12,7 +12,7 @@ use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
-use crate::loops::{ufunc_loop, values_out, Args, Elem, Value, Values};
+use crate::loops::{in_parts, ufunc_loop, values_out, Args, Elem, Value, Values};
 use crate::missing::NaKind;
 use crate::missing::{default_string, effective_na, operand, propagates};
 use crate::unicode::{tables, PythonTables};
@@ -157,8 +157,8 @@ fn search<S: SearchOp>() -> LoopDef {
 fn for_each_search<R>(
     args: &Args,
     nan_result: Option<R>,
-    error: impl Fn() -> PyErr,
-    mut f: impl FnMut(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R>,
+    error: impl Fn() -> PyErr + Sync,
+    f: impl Fn(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R> + Sync,
     out: Values<R>,
 ) -> PyResult<()>
 where
@@ -261,7 +261,10 @@ fn whole_string_scalar(args: &Args) -> Option<View> {
 /// inline string answers from its view's lanes ([`Needle::inline_matches`]), without a
 /// load from memory; a long one through the prepared needle. Returns false, having
 /// written nothing, when the call is not of that kind.
-fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+fn byte_search_from_views<S: SearchOp>(
+    args: &Args,
+    error: &(dyn Fn() -> PyErr + Sync),
+) -> PyResult<bool> {
     let Some(scalar) = whole_string_scalar(args) else {
         return Ok(false);
     };
@@ -274,23 +277,26 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     let (strings, out) = (args.strings(0), args.values::<i64>(4));
     let na = effective_na(&[strings.state(), args.state(1)]);
     let locks = ArenaLocks::reading(&[&strings.state().arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if zero && !view.is_na() {
-            0
-        } else {
-            match needle.inline_matches(view) {
-                Some(matches) if S::COUNTS => matches.count() as i64,
-                Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
-                Some(matches) => answer::<S>(matches.find())?,
-                None => match operand(&view, locks.get(0), na, false, error)? {
-                    Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
-                    None => unreachable!("a NaN-like missing value is an error here"),
-                },
-            }
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if zero && !view.is_na() {
+                0
+            } else {
+                match needle.inline_matches(view) {
+                    Some(matches) if S::COUNTS => matches.count() as i64,
+                    Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
+                    Some(matches) => answer::<S>(matches.find())?,
+                    None => match operand(&view, locks.get(0), na, false, error)? {
+                        Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
+                        None => unreachable!("a NaN-like missing value is an error here"),
+                    },
+                }
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
 
@@ -319,7 +325,10 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
 /// at most four bytes from each view's 4-byte prefix, without touching an arena; a suffix
 /// of at most 12 bytes from each inline view's lanes (a long string's end is read from
 /// its arena). Returns false, having written nothing, when the call is not of that kind.
-fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+fn tailmatch_from_views<const END: bool>(
+    args: &Args,
+    error: &(dyn Fn() -> PyErr + Sync),
+) -> PyResult<bool> {
     let Some(affix) = whole_string_scalar(args) else {
         return Ok(false);
     };
@@ -335,24 +344,28 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
     let (strings, out) = (args.strings(0), args.values::<bool>(4));
     let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if view.is_na() {
-            match default_string(&state.na) {
-                Some(default) if END => default.ends_with(wanted),
-                Some(default) => default.starts_with(wanted),
-                None if propagates(&state.na) => false,
-                None => return Err(error()),
-            }
-        } else if END {
-            match kernels::inline_endswith(view, affix) {
-                Some(result) => result,
-                None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
-            }
-        } else {
-            view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if view.is_na() {
+                match default_string(&state.na) {
+                    Some(default) if END => default.ends_with(wanted),
+                    Some(default) => default.starts_with(wanted),
+                    None if propagates(&state.na) => false,
+                    None => return Err(error()),
+                }
+            } else if END {
+                match kernels::inline_endswith(view, affix) {
+                    Some(result) => result,
+                    None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
+                }
+            } else {
+                view.len() >= wanted.len()
+                    && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
