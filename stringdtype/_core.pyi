@@ -56,6 +56,19 @@ casefold: np.ufunc
 _utf8_nbytes: np.ufunc
 _encode_utf8: np.ufunc
 
+# Missing values under pandas' policy (see stringdtype.strings): the calling thread's
+# policy, whether each element is missing, and float64 twins of the count results (NaN
+# for a missing value).
+def _set_missing_policy(propagate: bool, na: bool) -> tuple[bool, bool]: ...
+
+_isna: np.ufunc
+_str_len_nan: np.ufunc
+_find_nan: np.ufunc
+_rfind_nan: np.ufunc
+_index_nan: np.ufunc
+_rindex_nan: np.ufunc
+_count_nan: np.ufunc
+
 # Only under a NumPy that lacks NumPy's ufunc of that name (before 2.1; _slice before 2.3).
 _center: np.ufunc
 _ljust: np.ufunc
@@ -84,6 +97,7 @@ class RegexProgram:
 
 _regex_test: np.ufunc
 _regex_count: np.ufunc
+_regex_count_nan: np.ufunc
 _regex_sub: np.ufunc
 _regex_extract: np.ufunc
 

@@ -18,7 +18,9 @@ use pyo3::prelude::*;
 use crate::descr::{DescrState, StringDescr};
 use crate::ffi::*;
 pub use drivers::{lock, parts_out, strings_out, values_out, Piece};
-pub use operands::{overflow, BytesOut, Counts, Elem, Elems, Strings, StringsOut, Value, Values};
+pub use operands::{
+    overflow, BytesOut, CountValue, Counts, Elem, Elems, Strings, StringsOut, Value, Values,
+};
 pub use pool::in_parts;
 pub use resolve::resolver;
 

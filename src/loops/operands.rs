@@ -16,6 +16,7 @@ use super::Args;
 use crate::descr::{DescrState, StringDescr};
 use crate::element::{is_fresh_destination, read_len_and_prefix, read_view, write_element};
 use crate::error::CoreResultExt;
+use crate::missing::MissingResult;
 
 /// One element of the current loop call. Only [`Elems`] makes them, from the call's own
 /// range, so every operand of the call has the element: the views below read and write
@@ -236,7 +237,31 @@ impl Value for i64 {
     const KIND: u8 = b'i';
 }
 
-/// An output operand of bools or int64s.
+impl Value for f64 {
+    const KIND: u8 = b'f';
+}
+
+/// A count a loop writes: int64, or float64 where a missing operand gives NaN (pandas'
+/// policy, `missing::Policy`).
+pub trait CountValue: Value + MissingResult {
+    fn count(n: i64) -> Self;
+}
+
+impl CountValue for i64 {
+    #[inline(always)]
+    fn count(n: i64) -> i64 {
+        n
+    }
+}
+
+impl CountValue for f64 {
+    #[inline(always)]
+    fn count(n: i64) -> f64 {
+        n as f64
+    }
+}
+
+/// An output operand of bools, int64s or float64s.
 #[derive(Clone, Copy)]
 pub struct Values<T: Value> {
     data: *mut u8,
