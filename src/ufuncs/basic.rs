@@ -88,19 +88,25 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     }
     if scalar.is_inline() {
         let wanted = scalar.as_u128();
-        for e in args.elements() {
-            out.set(e, (a.view(e).as_u128() == wanted) != ne);
-        }
+        loops::in_parts(args.elements(), out, |part| {
+            for e in part {
+                out.set(e, (a.view(e).as_u128() == wanted) != ne);
+            }
+            Ok(())
+        })?;
         return Ok(true);
     }
     let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
     let key = scalar.len_and_prefix();
-    for e in args.elements() {
-        // Length and prefix decide almost every element; the bytes are read out of line.
-        let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
-        out.set(e, equal != ne);
-    }
+    loops::in_parts(args.elements(), out, |part| {
+        for e in part {
+            // Length and prefix decide almost every element; the bytes are read out of line.
+            let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
+            out.set(e, equal != ne);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
 
@@ -128,16 +134,18 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
             op.name()
         )
     };
-    for e in args.elements() {
-        let (x, y) = (a.view(e), b.view(e));
-        let result = if !x.is_na() && !y.is_na() {
-            op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())?
-        } else {
-            compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)?
-        };
-        out.set(e, result);
-    }
-    Ok(())
+    loops::in_parts(args.elements(), out, |part| {
+        for e in part {
+            let (x, y) = (a.view(e), b.view(e));
+            let result = if !x.is_na() && !y.is_na() {
+                op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())?
+            } else {
+                compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)?
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })
 });
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
@@ -276,43 +284,45 @@ ufunc_loop!(str_len_loop, 2, |args| {
     // output's elements of the batch as they were, never a count of the wrong kind. A
     // batch after one of mostly long strings (every string of the medium set) goes
     // element by element.
-    let mut lens = [0usize; BATCH];
-    let mut others = [0u8; BATCH];
-    let mut mixed = true;
-    for batch in args.elements().chunks(BATCH) {
-        let len = batch.len();
-        let mut count = 0;
-        if mixed {
-            for (j, (slot, e)) in lens.iter_mut().zip(batch.clone()).enumerate() {
-                let view = strings.view(e);
-                *slot = kernels::inline_str_len(view);
-                others[count] = j as u8;
-                count += usize::from(!view.is_inline_string());
+    loops::in_parts(args.elements(), out, |part| {
+        let mut lens = [0usize; BATCH];
+        let mut others = [0u8; BATCH];
+        let mut mixed = true;
+        for batch in part.chunks(BATCH) {
+            let len = batch.len();
+            let mut count = 0;
+            if mixed {
+                for (j, (slot, e)) in lens.iter_mut().zip(batch.clone()).enumerate() {
+                    let view = strings.view(e);
+                    *slot = kernels::inline_str_len(view);
+                    others[count] = j as u8;
+                    count += usize::from(!view.is_inline_string());
+                }
+                for &j in &others[..count] {
+                    let j = usize::from(j);
+                    let e = batch.get(j).expect("a position in the batch");
+                    lens[j] = of_string(strings.view(e))?;
+                }
+                for (&n, e) in lens.iter().zip(batch) {
+                    out.set(e, n as i64);
+                }
+            } else {
+                for e in batch {
+                    let view = strings.view(e);
+                    let inline = view.is_inline_string();
+                    count += usize::from(!inline);
+                    let n = if inline {
+                        kernels::inline_str_len(view)
+                    } else {
+                        of_string(view)?
+                    };
+                    out.set(e, n as i64);
+                }
             }
-            for &j in &others[..count] {
-                let j = usize::from(j);
-                let e = batch.get(j).expect("a position in the batch");
-                lens[j] = of_string(strings.view(e))?;
-            }
-            for (&n, e) in lens.iter().zip(batch) {
-                out.set(e, n as i64);
-            }
-        } else {
-            for e in batch {
-                let view = strings.view(e);
-                let inline = view.is_inline_string();
-                count += usize::from(!inline);
-                let n = if inline {
-                    kernels::inline_str_len(view)
-                } else {
-                    of_string(view)?
-                };
-                out.set(e, n as i64);
-            }
+            mixed = count * 2 <= len;
         }
-        mixed = count * 2 <= len;
-    }
-    Ok(())
+        Ok(())
+    })
 });
 
 /// Elements per batch of [`str_len_loop`] (their positions are noted as `u8`).

@@ -15,7 +15,7 @@ use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
 use crate::ffi::StridedLoop;
-use crate::loops::{ufunc_loop, values_out, Args, CountValue, Elem, Value, Values};
+use crate::loops::{in_parts, ufunc_loop, values_out, Args, CountValue, Elem, Value, Values};
 use crate::missing::{self, effective_na, ops, Missing, MissingResult, OnMissing};
 use crate::unicode::{tables, PythonTables};
 
@@ -175,7 +175,7 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
 fn for_each_search<R>(
     args: &Args,
     missing: Missing,
-    mut f: impl FnMut(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R>,
+    f: impl Fn(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R> + Sync,
     out: Values<R>,
 ) -> PyResult<()>
 where
@@ -289,25 +289,28 @@ fn byte_search_from_views<S: SearchOp, R: CountValue>(args: &Args) -> PyResult<b
     let (strings, out) = (args.strings(0), args.values::<R>(4));
     let missing = search_rule(args, ops::SEARCH, S::NAME);
     let locks = ArenaLocks::reading(&[&strings.state().arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if zero && !view.is_na() {
-            R::count(0)
-        } else {
-            match needle.inline_matches(view) {
-                Some(matches) if S::COUNTS => R::count(matches.count() as i64),
-                Some(matches) if S::LAST => R::count(answer::<S>(matches.rfind())?),
-                Some(matches) => R::count(answer::<S>(matches.find())?),
-                None => match missing.operand(&view, locks.get(0))? {
-                    Some(haystack) => {
-                        R::count(prepared_search::<S>(&needle, haystack, 0, isize::MAX)?)
-                    }
-                    None => R::missing(&missing)?,
-                },
-            }
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if zero && !view.is_na() {
+                R::count(0)
+            } else {
+                match needle.inline_matches(view) {
+                    Some(matches) if S::COUNTS => R::count(matches.count() as i64),
+                    Some(matches) if S::LAST => R::count(answer::<S>(matches.rfind())?),
+                    Some(matches) => R::count(answer::<S>(matches.find())?),
+                    None => match missing.operand(&view, locks.get(0))? {
+                        Some(haystack) => {
+                            R::count(prepared_search::<S>(&needle, haystack, 0, isize::MAX)?)
+                        }
+                        None => R::missing(&missing)?,
+                    },
+                }
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
 
@@ -349,23 +352,27 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::TAILMATCH, name);
     let locks = ArenaLocks::reading(&[&state.arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if view.is_na() {
-            match missing.stand_in()? {
-                Some(default) if END => default.ends_with(wanted),
-                Some(default) => default.starts_with(wanted),
-                None => bool::missing(&missing)?,
-            }
-        } else if END {
-            match kernels::inline_endswith(view, affix) {
-                Some(result) => result,
-                None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
-            }
-        } else {
-            view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if view.is_na() {
+                match missing.stand_in()? {
+                    Some(default) if END => default.ends_with(wanted),
+                    Some(default) => default.starts_with(wanted),
+                    None => bool::missing(&missing)?,
+                }
+            } else if END {
+                match kernels::inline_endswith(view, affix) {
+                    Some(result) => result,
+                    None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
+                }
+            } else {
+                view.len() >= wanted.len()
+                    && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
