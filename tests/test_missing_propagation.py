@@ -363,3 +363,22 @@ def test_policy_is_per_thread():
     assert seen == [(False, False)]
     with pytest.raises(TypeError):
         _core.upper(a)
+
+
+@pytest.mark.parametrize("na", [None, "__nan__"], ids=["None", "str"])
+def test_policy_reaches_the_pools_threads(na):
+    """A call large enough for the thread pool: the workers follow the caller's policy."""
+    before = _core._pool_threads()
+    _core._set_pool_threads(4)
+    try:
+        n = 2 * _core._pool_threshold() + 17
+        values = ["ab", "xyz é", na, "a" * 20]
+        a = np.array([values[i % 4] for i in range(n)], dtype=StringDType(na_object=na))
+        missing = [i % 4 == 2 for i in range(n)]
+        assert missing_mask(sds.upper(a)) == missing
+        assert sds.startswith(a, "a", na=True).tolist() == [i % 4 in (0, 2, 3) for i in range(n)]
+        lengths = sds.str_len(a)
+        assert lengths.dtype == np.float64 and np.isnan(lengths).tolist() == missing
+        assert sds.equal(a, "ab").tolist() == [i % 4 == 0 for i in range(n)]
+    finally:
+        _core._set_pool_threads(before)
