@@ -66,6 +66,11 @@ pub struct ArenaLocks<'a> {
     operands: usize,
 }
 
+// SAFETY: through `&ArenaLocks` only shared references to the locked arenas are handed
+// out (`get`), and an arena is read from several threads at once as under any read
+// lock; the guards stay with the thread that took them.
+unsafe impl Sync for ArenaLocks<'_> {}
+
 /// The locked arenas of a loop's operands, for reading, while another one (the output's)
 /// may be written: see [`ArenaLocks::split`].
 pub struct Readers<'g, 'a> {

@@ -28,7 +28,7 @@ impl<T> CoreResultExt<T> for Result<T, Error> {
     }
 }
 
-fn panic_to_py(payload: Box<dyn Any + Send>) -> PyErr {
+pub(crate) fn panic_to_py(payload: Box<dyn Any + Send>) -> PyErr {
     let msg = payload
         .downcast_ref::<&str>()
         .map(|s| s.to_string())

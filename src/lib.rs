@@ -119,6 +119,10 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lists::_regex_lists, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::pool::_pool_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::pool::_set_pool_threads, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::pool::_pool_threshold, m)?)?;
+    m.add_function(wrap_pyfunction!(loops::pool::_set_pool_threshold, m)?)?;
     m.add("unicode_version", unicode::UNICODE_VERSION)?;
     Ok(())
 }

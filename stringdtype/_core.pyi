@@ -23,6 +23,10 @@ class MemoryInfo(TypedDict):
 def memory_info(array: np.ndarray) -> MemoryInfo: ...
 def memory_usage(array: np.ndarray) -> int: ...
 def _rebuild_dtype(coerce: bool, *na_object: Any) -> StringDType: ...
+def _pool_threads() -> int: ...
+def _set_pool_threads(n: int) -> None: ...
+def _pool_threshold() -> int: ...
+def _set_pool_threshold(n: int) -> None: ...
 
 class ArrowStringViewArray:
     """An Arrow ``string_view`` array exported by ``to_arrow`` (Arrow PyCapsule interface)."""
@@ -52,6 +56,19 @@ casefold: np.ufunc
 _utf8_nbytes: np.ufunc
 _encode_utf8: np.ufunc
 
+# Missing values under pandas' policy (see stringdtype.strings): the calling thread's
+# policy, whether each element is missing, and float64 twins of the count results (NaN
+# for a missing value).
+def _set_missing_policy(propagate: bool, na: bool) -> tuple[bool, bool]: ...
+
+_isna: np.ufunc
+_str_len_nan: np.ufunc
+_find_nan: np.ufunc
+_rfind_nan: np.ufunc
+_index_nan: np.ufunc
+_rindex_nan: np.ufunc
+_count_nan: np.ufunc
+
 # Only under a NumPy that lacks NumPy's ufunc of that name (before 2.1; _slice before 2.3).
 _center: np.ufunc
 _ljust: np.ufunc
@@ -80,6 +97,7 @@ class RegexProgram:
 
 _regex_test: np.ufunc
 _regex_count: np.ufunc
+_regex_count_nan: np.ufunc
 _regex_sub: np.ufunc
 _regex_extract: np.ufunc
 

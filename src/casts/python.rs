@@ -40,9 +40,8 @@ strided_loop!(pub(super) scalar_to_string, |pairs| {
         let missing = match src_kind {
             b'M' | b'm' => keep_na && scalar.ne(&scalar)?,
             b'f' => {
-                missing::propagates(&state.na)
+                missing::float_nan_is_missing(&state.na)
                     && elsize(pairs.src_descr) == 8
-                    && rules().float_nan_is_missing
                     && scalar.ne(&scalar)?
             }
             _ => false,
@@ -90,7 +89,7 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is an element of the source array.
         let view = unsafe { read_view(src) };
-        let value = if view.is_na() && missing::default_string(&state.na).is_none() {
+        let value = if view.is_na() && missing::stays_missing(&state.na) {
             missing_value(py, dst_descr)?
         } else {
             // SAFETY: as above.

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use pyo3::exceptions::PyTypeError;
 use pyo3::ffi::{self, PyObject, PyTypeObject};
 use pyo3::prelude::*;
-use pyo3::types::{PyFloat, PyString};
+use pyo3::types::PyFloat;
 use stringdtype_core::ArenaLock;
 
 use crate::ffi::{
@@ -22,18 +22,7 @@ use crate::ffi::{
     NPY_ITEM_REFCOUNT, NPY_LIST_PICKLE, NPY_NEEDS_INIT,
 };
 
-/// How the dtype treats missing values.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum NaKind {
-    /// No `na_object`: every element is a string.
-    Unset,
-    /// A NaN-like object (`np.nan`, `pd.NA`): propagates through operations, sorts last.
-    NanLike,
-    /// A string: missing values act as this string in operations.
-    String(Box<[u8]>),
-    /// Any other object (`None`): operations that need a value raise.
-    Other,
-}
+pub use crate::missing::kind::NaKind;
 
 /// The Rust-owned part of a descriptor.
 pub struct DescrState {
@@ -233,27 +222,6 @@ pub fn na_equal(a: Option<&Bound<'_, PyAny>>, b: Option<&Bound<'_, PyAny>>) -> b
     }
 }
 
-fn classify_na(na: &Bound<'_, PyAny>) -> PyResult<NaKind> {
-    if let Ok(s) = na.cast::<PyString>() {
-        return Ok(NaKind::String(s.to_str()?.as_bytes().into()));
-    }
-    // NaN-like: `na != na` is truthy, or its truth value raises (pandas.NA).
-    let ne = na.ne(na);
-    let nan_like = match ne {
-        Ok(true) => true,
-        Ok(false) => false,
-        Err(_) => {
-            let raw = na.rich_compare(na, pyo3::basic::CompareOp::Ne)?;
-            raw.is_truthy().unwrap_or(true)
-        }
-    };
-    Ok(if nan_like {
-        NaKind::NanLike
-    } else {
-        NaKind::Other
-    })
-}
-
 /// The `na_object` a caller passed: `None` for NumPy's `np._NoValue`, which (as in
 /// NumPy's signature) means "not given".
 pub fn given_na_object(value: Bound<'_, PyAny>) -> PyResult<Option<Bound<'_, PyAny>>> {
@@ -271,10 +239,7 @@ pub fn new_descr(
     na_object: Option<&Bound<'_, PyAny>>,
     coerce: bool,
 ) -> PyResult<*mut PyArray_Descr> {
-    let (na, na_name) = match na_object {
-        None => (NaKind::Unset, Box::default()),
-        Some(obj) => (classify_na(obj)?, obj.str()?.to_str()?.as_bytes().into()),
-    };
+    let (na, na_name) = crate::missing::kind::params(na_object)?;
     let cls = dtype_class() as *mut PyTypeObject;
     // SAFETY: NumPy's descriptor tp_new allocates an instance of a user DType class
     // (zero-filled, tp_basicsize bytes) and fills the PyArray_Descr head; args are unused.

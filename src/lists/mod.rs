@@ -24,7 +24,7 @@ use crate::descr::{new_descr, DescrState, StringDescr};
 use crate::error::CoreResultExt;
 use crate::ffi::PyArrayObject_fields;
 use crate::loops::reserve;
-use crate::missing::{default_string, propagates};
+use crate::missing::{self, ops};
 use crate::ndarray::{array_from_views, Elements};
 use crate::regex::{Program, RegexProgram};
 use crate::unicode::tables;
@@ -124,16 +124,13 @@ fn split_all<L: ListSink>(
     maxsplit: i64,
     right: bool,
 ) -> PyResult<()> {
+    let lists_rule = missing::rule(&state.na, ops::LISTS, "");
     let arena = state.arena.read();
     let mut pieces = Vec::new();
     for view in elements.views() {
-        let s = match (default_string(&state.na), view.is_na()) {
-            (_, false) => arena.get(&view).py()?,
-            (Some(default), true) => default,
-            (_, true) => {
-                lists.push_missing()?;
-                continue;
-            }
+        let Some(s) = lists_rule.operand(&view, &arena)? else {
+            lists.push_missing()?;
+            continue;
         };
         pieces.clear();
         split(s, at, maxsplit, right, tables(), &mut pieces);
@@ -202,6 +199,7 @@ pub fn _join_flat<'py>(
     let state = descr.state();
     let sep = sep.as_bytes();
     let (views, arena) = py.detach(|| {
+        let lists_rule = missing::rule(&state.na, ops::LISTS, "");
         let source = state.arena.read();
         let items: Vec<View> = elements.views().collect();
         let mut arena = Arena::new();
@@ -214,13 +212,9 @@ pub fn _join_flat<'py>(
             scratch.clear();
             let mut missing = false;
             for (k, view) in items[w[0] as usize..w[1] as usize].iter().enumerate() {
-                let item = match (default_string(&state.na), view.is_na()) {
-                    (_, false) => source.get(view).py()?,
-                    (Some(default), true) => default,
-                    (_, true) => {
-                        missing = true;
-                        break;
-                    }
+                let Some(item) = lists_rule.operand(view, &source)? else {
+                    missing = true;
+                    break;
                 };
                 reserve(&mut scratch, sep.len() + item.len())?;
                 if k > 0 {
@@ -300,22 +294,13 @@ fn regex_items<L: ListSink>(
     elements: &Elements,
     program: &Program,
 ) -> PyResult<Vec<(usize, Vec<u8>)>> {
+    let regex_rule = missing::rule(&state.na, ops::REGEX, "");
     let arena = state.arena.read();
     let mut pending = Vec::new();
     for (i, view) in elements.views().enumerate() {
-        let s = match (default_string(&state.na), view.is_na()) {
-            (_, false) => arena.get(&view).py()?,
-            (Some(default), true) => default,
-            (None, true) if propagates(&state.na) => {
-                lists.push_missing()?;
-                continue;
-            }
-            (_, true) => {
-                return Err(PyValueError::new_err(
-                    "regular expressions cannot be used with a null that is not a string \
-                     or NaN-like",
-                ))
-            }
+        let Some(s) = regex_rule.operand(&view, &arena)? else {
+            lists.push_missing()?;
+            continue;
         };
         if !program.items(s, |item| lists.push_item(item))? {
             pending.push((i, s.to_vec()));

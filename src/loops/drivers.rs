@@ -14,6 +14,7 @@
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
+use super::pool::in_parts;
 use super::{Elem, Elems, Strings, StringsOut, Value, Values};
 use crate::arenas::{ArenaLocks, Readers};
 use crate::error::CoreResultExt;
@@ -59,17 +60,20 @@ impl Piece<'_> {
 }
 
 /// Runs a loop with one bool or int64 output over `elems`: `element(e)` gives element
-/// `e`'s value. An error stops the loop; the elements before it keep their values.
+/// `e`'s value. An error stops the loop; the elements before it keep their values. A
+/// large call is split between the pool's threads ([`in_parts`]), with the same result.
 #[inline(always)]
 pub fn values_out<T: Value>(
     elems: Elems,
     out: Values<T>,
-    mut element: impl FnMut(Elem) -> PyResult<T>,
+    element: impl Fn(Elem) -> PyResult<T> + Sync,
 ) -> PyResult<()> {
-    for e in elems {
-        out.set(e, element(e)?);
-    }
-    Ok(())
+    in_parts(elems, out, |part| {
+        for e in part {
+            out.set(e, element(e)?);
+        }
+        Ok(())
+    })
 }
 
 /// Locks the arenas of a loop's string operands: `inputs` for reading, then `outputs`

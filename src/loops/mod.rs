@@ -1,10 +1,12 @@
 //! The toolkit every strided loop (casts and ufuncs) is written with: the entry-point
 //! macro and the loop's arguments ([`Args`]), the typed views of its operands through
 //! which every element is read and written ([`operands`]), and one driver per loop shape
-//! with string results ([`drivers`]). Resolution of descriptors is in [`resolve`].
+//! with string results ([`drivers`]). Resolution of descriptors is in [`resolve`]; the
+//! thread pool that large calls are split across is in [`pool`].
 
 mod drivers;
 mod operands;
+pub mod pool;
 pub mod resolve;
 
 use std::ffi::c_char;
@@ -16,7 +18,10 @@ use pyo3::prelude::*;
 use crate::descr::{DescrState, StringDescr};
 use crate::ffi::*;
 pub use drivers::{lock, parts_out, strings_out, values_out, Piece};
-pub use operands::{overflow, BytesOut, Counts, Elem, Elems, Strings, StringsOut, Value, Values};
+pub use operands::{
+    overflow, BytesOut, CountValue, Counts, Elem, Elems, Strings, StringsOut, Value, Values,
+};
+pub use pool::in_parts;
 pub use resolve::resolver;
 
 /// Defines a strided-loop entry point (a cast or a ufunc loop) that runs `$body` inside

@@ -16,6 +16,7 @@ use super::Args;
 use crate::descr::{DescrState, StringDescr};
 use crate::element::{is_fresh_destination, read_len_and_prefix, read_view, write_element};
 use crate::error::CoreResultExt;
+use crate::missing::MissingResult;
 
 /// One element of the current loop call. Only [`Elems`] makes them, from the call's own
 /// range, so every operand of the call has the element: the views below read and write
@@ -91,6 +92,12 @@ pub struct Strings<'a> {
     descr: StringDescr<'a>,
 }
 
+// SAFETY: a string input is only read during a call, from any thread of the call (a
+// parallel loop reads it from the pool's workers while the calling thread waits).
+unsafe impl Send for Strings<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for Strings<'_> {}
+
 impl<'a> Strings<'a> {
     /// Operand `k` of `args`, which the loop's signature makes a StringDType operand
     /// (else an internal error, which the loop guard reports).
@@ -158,6 +165,11 @@ pub struct Counts {
     unsigned: bool,
 }
 
+// SAFETY: as for `Strings`: an input, only read during the call.
+unsafe impl Send for Counts {}
+// SAFETY: as above.
+unsafe impl Sync for Counts {}
+
 impl Counts {
     /// Operand `k` of `args`, which must be an 8-byte integer operand.
     pub(super) fn new(args: &Args<'_>, k: usize) -> Counts {
@@ -212,7 +224,7 @@ pub fn overflow(what: &str) -> PyErr {
 }
 
 /// A value a loop writes to a NumPy output of a fixed-size type.
-pub trait Value: Copy {
+pub trait Value: Copy + Send + Sync {
     /// NumPy's kind character and item size of the output's DType.
     const KIND: u8;
 }
@@ -225,13 +237,44 @@ impl Value for i64 {
     const KIND: u8 = b'i';
 }
 
-/// An output operand of bools or int64s.
+impl Value for f64 {
+    const KIND: u8 = b'f';
+}
+
+/// A count a loop writes: int64, or float64 where a missing operand gives NaN (pandas'
+/// policy, `missing::Policy`).
+pub trait CountValue: Value + MissingResult {
+    fn count(n: i64) -> Self;
+}
+
+impl CountValue for i64 {
+    #[inline(always)]
+    fn count(n: i64) -> i64 {
+        n
+    }
+}
+
+impl CountValue for f64 {
+    #[inline(always)]
+    fn count(n: i64) -> f64 {
+        n as f64
+    }
+}
+
+/// An output operand of bools, int64s or float64s.
 #[derive(Clone, Copy)]
 pub struct Values<T: Value> {
     data: *mut u8,
     stride: isize,
     _value: PhantomData<T>,
 }
+
+// SAFETY: elements are written only at an `Elem` of the call, and a parallel loop
+// (`loops::pool`) gives each worker its own range of elements, so no two threads write
+// one element; the calling thread waits for the workers before it reads the output.
+unsafe impl<T: Value> Send for Values<T> {}
+// SAFETY: as above.
+unsafe impl<T: Value> Sync for Values<T> {}
 
 impl<T: Value> Values<T> {
     /// Operand `k` of `args`, whose DType must be `T`'s.
@@ -254,6 +297,31 @@ impl<T: Value> Values<T> {
         // SAFETY: `e` is an element of this call and the operand's elements are `T`s
         // (checked in `new`), not necessarily aligned.
         unsafe { ptr::write_unaligned(address(self.data, self.stride, e) as *mut T, value) }
+    }
+
+    /// The bytes of the elements of `elems` as they are now, for [`Values::restore`]
+    /// (bytes, not `T`s: a bool output may hold any byte).
+    pub fn save(&self, elems: Elems) -> Vec<u8> {
+        let size = std::mem::size_of::<T>();
+        let mut saved = Vec::with_capacity(elems.len() * size);
+        for e in elems {
+            // SAFETY: `e` is an element of this call, `size` bytes of the output.
+            let bytes =
+                unsafe { std::slice::from_raw_parts(address(self.data, self.stride, e), size) };
+            saved.extend_from_slice(bytes);
+        }
+        saved
+    }
+
+    /// Puts back the elements of `elems` that [`Values::save`] saved as `saved`.
+    pub fn restore(&self, elems: Elems, saved: &[u8]) {
+        let size = std::mem::size_of::<T>();
+        for (e, bytes) in elems.zip(saved.chunks_exact(size)) {
+            // SAFETY: as in `save`; `saved` is a buffer of its own, no part of the output.
+            unsafe {
+                ptr::copy_nonoverlapping(bytes.as_ptr(), address(self.data, self.stride, e), size)
+            };
+        }
     }
 }
 

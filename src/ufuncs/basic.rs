@@ -5,20 +5,19 @@
 //! StringDType: a NaN-like one propagates (and compares unequal), a string one acts as its
 //! string, any other one is an error where a value is needed.
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError};
+use pyo3::exceptions::PyOverflowError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Comparison};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
-use super::registry::{Dt, LoopDef};
+use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::element::compare_with_na;
 use crate::error::CoreResultExt;
 use crate::loops::{self, strings_out, ufunc_loop, values_out, Args, Elem, Piece, Strings};
-use crate::missing::NaKind;
 use crate::missing::{
-    compare_missing, comparison_na, default_string, effective_na, has_na, na_error, operand,
-    propagates, string_or_default,
+    self, compare_missing, comparison_na, effective_na, has_na, ops, propagates, Missing,
+    MissingResult,
 };
 
 pub fn loops() -> Vec<LoopDef> {
@@ -89,19 +88,25 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     }
     if scalar.is_inline() {
         let wanted = scalar.as_u128();
-        for e in args.elements() {
-            out.set(e, (a.view(e).as_u128() == wanted) != ne);
-        }
+        loops::in_parts(args.elements(), out, |part| {
+            for e in part {
+                out.set(e, (a.view(e).as_u128() == wanted) != ne);
+            }
+            Ok(())
+        })?;
         return Ok(true);
     }
     let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
     let key = scalar.len_and_prefix();
-    for e in args.elements() {
-        // Length and prefix decide almost every element; the bytes are read out of line.
-        let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
-        out.set(e, equal != ne);
-    }
+    loops::in_parts(args.elements(), out, |part| {
+        for e in part {
+            // Length and prefix decide almost every element; the bytes are read out of line.
+            let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
+            out.set(e, equal != ne);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
 
@@ -129,16 +134,18 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
             op.name()
         )
     };
-    for e in args.elements() {
-        let (x, y) = (a.view(e), b.view(e));
-        let result = if !x.is_na() && !y.is_na() {
-            op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())?
-        } else {
-            compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)?
-        };
-        out.set(e, result);
-    }
-    Ok(())
+    loops::in_parts(args.elements(), out, |part| {
+        for e in part {
+            let (x, y) = (a.view(e), b.view(e));
+            let result = if !x.is_na() && !y.is_na() {
+                op.apply(&x, &y, || arena_a.get(&x).py(), || arena_b.get(&y).py())?
+            } else {
+                compare_missing(op, na, (&x, arena_a), (&y, arena_b), message)?
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })
 });
 
 ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
@@ -200,13 +207,9 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
 fn add_parts<'r>(
     (a, arena_a): (&'r View, &'r Arena),
     (b, arena_b): (&'r View, &'r Arena),
-    na: &'r NaKind,
+    missing: &Missing<'r>,
 ) -> PyResult<Piece<'r>> {
-    let error = || na_error("Cannot add null that is not a nan-like value");
-    match (
-        operand(a, arena_a, na, true, error)?,
-        operand(b, arena_b, na, true, error)?,
-    ) {
+    match (missing.operand(a, arena_a)?, missing.operand(b, arena_b)?) {
         (Some(x), Some(y)) if x.len() + y.len() > MAX_STRING_LEN => Err(PyOverflowError::new_err(
             "Overflow encountered in string add",
         )),
@@ -219,6 +222,7 @@ ufunc_loop!(add_loop, 3, |args| {
     let inputs = [args.strings(0), args.strings(1)];
     let out = args.strings_out(2);
     let na = effective_na(&[inputs[0].state(), inputs[1].state()]);
+    let missing = missing::rule(na, ops::ADD, "");
     let mut locks = loops::lock(&inputs, &[out]);
     // Short results come from the two views alone.
     let shortcut = |_, &[a, b]: &[View; 2]| View::concat_inline(a, b);
@@ -228,28 +232,22 @@ ufunc_loop!(add_loop, 3, |args| {
         inputs,
         out,
         shortcut,
-        |_, [a, b], readers, _| add_parts((a, readers.get(0)), (b, readers.get(1)), na),
+        |_, [a, b], readers, _| add_parts((a, readers.get(0)), (b, readers.get(1)), &missing),
     )
 });
 
 ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let (strings, counts) = (args.strings(STRING_AT), args.counts(1 - STRING_AT));
     let out = args.strings_out(2);
-    let na = &strings.state().na;
+    let missing = missing::rule(&strings.state().na, ops::MULTIPLY, "");
     let mut locks = loops::lock(&[strings], &[out]);
     let count = |e| repeat_count(counts.get(e), counts.is_unsigned());
     // Short results come from the view alone.
     let shortcut = |e, &[s]: &[View; 1]| View::repeat_inline(s, count(e));
     strings_out(args.elements(), &mut locks, [strings], out, shortcut, |e, [s], readers, _| {
-        if s.is_na() && default_string(na).is_none() {
-            if !propagates(na) {
-                return Err(PyTypeError::new_err(
-                    "Cannot multiply null that is not a nan-like value",
-                ));
-            }
+        let Some(unit) = missing.operand(s, readers.get(0))? else {
             return Ok(Piece::Missing);
-        }
-        let unit = string_or_default(s, readers.get(0), na)?;
+        };
         let count = count(e);
         if unit.len().checked_mul(count).is_none_or(|len| len > MAX_STRING_LEN) {
             return Err(PyOverflowError::new_err(
@@ -276,7 +274,8 @@ ufunc_loop!(str_len_loop, 2, |args| {
     let state = strings.state();
     let locks = ArenaLocks::reading(&[&state.arena]);
     let arena = locks.get(0);
-    let of_string = |view| str_len_of_string(view, arena, &state.na);
+    let missing = missing::rule(&state.na, ops::STR_LEN, "");
+    let of_string = |view| str_len_of_string(view, arena, &missing);
     // Where short and long strings mix, a branch on the kind of view is lost to the
     // predictor as often as not: such batches go in two passes over a local copy of the
     // batch's results. The first counts every element as if it were inline, with no
@@ -285,43 +284,45 @@ ufunc_loop!(str_len_loop, 2, |args| {
     // output's elements of the batch as they were, never a count of the wrong kind. A
     // batch after one of mostly long strings (every string of the medium set) goes
     // element by element.
-    let mut lens = [0usize; BATCH];
-    let mut others = [0u8; BATCH];
-    let mut mixed = true;
-    for batch in args.elements().chunks(BATCH) {
-        let len = batch.len();
-        let mut count = 0;
-        if mixed {
-            for (j, (slot, e)) in lens.iter_mut().zip(batch.clone()).enumerate() {
-                let view = strings.view(e);
-                *slot = kernels::inline_str_len(view);
-                others[count] = j as u8;
-                count += usize::from(!view.is_inline_string());
+    loops::in_parts(args.elements(), out, |part| {
+        let mut lens = [0usize; BATCH];
+        let mut others = [0u8; BATCH];
+        let mut mixed = true;
+        for batch in part.chunks(BATCH) {
+            let len = batch.len();
+            let mut count = 0;
+            if mixed {
+                for (j, (slot, e)) in lens.iter_mut().zip(batch.clone()).enumerate() {
+                    let view = strings.view(e);
+                    *slot = kernels::inline_str_len(view);
+                    others[count] = j as u8;
+                    count += usize::from(!view.is_inline_string());
+                }
+                for &j in &others[..count] {
+                    let j = usize::from(j);
+                    let e = batch.get(j).expect("a position in the batch");
+                    lens[j] = of_string(strings.view(e))?;
+                }
+                for (&n, e) in lens.iter().zip(batch) {
+                    out.set(e, n as i64);
+                }
+            } else {
+                for e in batch {
+                    let view = strings.view(e);
+                    let inline = view.is_inline_string();
+                    count += usize::from(!inline);
+                    let n = if inline {
+                        kernels::inline_str_len(view)
+                    } else {
+                        of_string(view)?
+                    };
+                    out.set(e, n as i64);
+                }
             }
-            for &j in &others[..count] {
-                let j = usize::from(j);
-                let e = batch.get(j).expect("a position in the batch");
-                lens[j] = of_string(strings.view(e))?;
-            }
-            for (&n, e) in lens.iter().zip(batch) {
-                out.set(e, n as i64);
-            }
-        } else {
-            for e in batch {
-                let view = strings.view(e);
-                let inline = view.is_inline_string();
-                count += usize::from(!inline);
-                let n = if inline {
-                    kernels::inline_str_len(view)
-                } else {
-                    of_string(view)?
-                };
-                out.set(e, n as i64);
-            }
+            mixed = count * 2 <= len;
         }
-        mixed = count * 2 <= len;
-    }
-    Ok(())
+        Ok(())
+    })
 });
 
 /// Elements per batch of [`str_len_loop`] (their positions are noted as `u8`).
@@ -330,9 +331,10 @@ const BATCH: usize = 256;
 /// The length in code points of a long string or a missing value, read from its
 /// arena. Kept out of the loop, whose registers then hold only what inline views need.
 #[inline(never)]
-fn str_len_of_string(view: View, arena: &Arena, na: &NaKind) -> PyResult<usize> {
-    let error = || na_error("The length of a null string is undefined");
-    let s = operand(&view, arena, na, false, error)?.unwrap_or(b"");
+fn str_len_of_string(view: View, arena: &Arena, missing: &Missing) -> PyResult<usize> {
+    let s = missing
+        .operand(&view, arena)?
+        .ok_or_else(|| missing.error())?;
     Ok(if s.len() <= 16 {
         kernels::short_str_len(s)
     } else {
@@ -346,4 +348,44 @@ ufunc_loop!(isnan_loop, 2, |args| {
     values_out(args.elements(), out, |e| {
         Ok(nan_like && strings.view(e).is_na())
     })
+});
+
+/// Adds what pandas' policy (`missing::Policy`) needs: `_set_missing_policy`, and the
+/// package's own ufuncs `_str_len_nan`, `str_len` with float64 results, NaN for a missing
+/// value, and `_isna`, whether each element is missing (whatever its `na_object`).
+pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    module.add_function(wrap_pyfunction!(missing::_set_missing_policy, module)?)?;
+    add_own_ufunc(
+        module,
+        c"_str_len_nan",
+        c"str_len with float64 results, NaN for a missing value (pandas' policy).",
+        1,
+        &LoopDef::new("", &[Dt::Ours, Dt::Float64], str_len_nan_loop),
+    )?;
+    add_own_ufunc(
+        module,
+        c"_isna",
+        c"Whether each element is a missing value.",
+        1,
+        &LoopDef::new("", &[Dt::Ours, Dt::Bool], isna_loop),
+    )
+}
+
+ufunc_loop!(str_len_nan_loop, 2, |args| {
+    let (strings, out) = (args.strings(0), args.values::<f64>(1));
+    let state = strings.state();
+    let missing = missing::rule(&state.na, ops::STR_LEN, "");
+    let locks = ArenaLocks::reading(&[&state.arena]);
+    values_out(args.elements(), out, |e| {
+        let view = strings.view(e);
+        match missing.operand(&view, locks.get(0))? {
+            Some(s) => Ok(kernels::str_len(s) as f64),
+            None => f64::missing(&missing),
+        }
+    })
+});
+
+ufunc_loop!(isna_loop, 2, |args| {
+    let (strings, out) = (args.strings(0), args.values::<bool>(1));
+    values_out(args.elements(), out, |e| Ok(strings.view(e).is_na()))
 });

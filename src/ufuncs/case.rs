@@ -7,7 +7,6 @@
 
 use std::ffi::CStr;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 use stringdtype_core::View;
@@ -16,7 +15,7 @@ use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::ffi::StridedLoop;
 use crate::loops::{self, strings_out, ufunc_loop, values_out, Piece};
-use crate::missing::{default_string, operand};
+use crate::missing::{self, ops};
 use crate::unicode::{tables, PythonTables};
 
 /// A case conversion as a type: its ufunc's name and docstring, its kernel and, where
@@ -83,21 +82,15 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )
 }
 
-fn case_error() -> PyErr {
-    PyTypeError::new_err(
-        "Cannot change the case of a null that is not a nan-like value or a string",
-    )
-}
-
 ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
     let (strings, out) = (args.strings(0), args.strings_out(1));
-    let na = &strings.state().na;
+    let missing = missing::rule(&strings.state().na, ops::CASE, "");
     let mut locks = loops::lock(&[strings], &[out]);
     let tables = tables();
     // Short ASCII strings convert on their views alone.
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_case(view, C::ASCII?);
     strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, scratch| {
-        Ok(match operand(view, readers.get(0), na, true, case_error)? {
+        Ok(match missing.operand(view, readers.get(0))? {
             Some(s) => {
                 C::convert(s, tables, scratch);
                 Piece::Bytes(scratch)
@@ -107,20 +100,15 @@ ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
     })
 });
 
-fn encode_error() -> PyErr {
-    PyTypeError::new_err("Cannot encode a null that is not a string")
-}
-
 ufunc_loop!(nbytes_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<i64>(1));
-    let default = default_string(&strings.state().na);
+    let missing = missing::rule(&strings.state().na, ops::ENCODE, "");
     values_out(args.elements(), out, |e| {
         let view = strings.view(e);
         // The length is in the view: no arena is needed.
-        match (view.is_na(), default) {
-            (false, _) => Ok(view.len() as i64),
-            (true, Some(default)) => Ok(default.len() as i64),
-            (true, None) => Err(encode_error()),
+        match view.is_na() {
+            false => Ok(view.len() as i64),
+            true => Ok(missing.stand_in()?.ok_or_else(|| missing.error())?.len() as i64),
         }
     })
 });
@@ -128,10 +116,13 @@ ufunc_loop!(nbytes_loop, 2, |args| {
 ufunc_loop!(encode_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.bytes_out(1));
     let state = strings.state();
+    let missing = missing::rule(&state.na, ops::ENCODE, "");
     let locks = ArenaLocks::reading(&[&state.arena]);
     for e in args.elements() {
         let view = strings.view(e);
-        let bytes = operand(&view, locks.get(0), &state.na, false, encode_error)?.unwrap_or(b"");
+        let bytes = missing
+            .operand(&view, locks.get(0))?
+            .ok_or_else(|| missing.error())?;
         out.write(e, bytes)?;
     }
     Ok(())

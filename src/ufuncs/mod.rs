@@ -39,6 +39,8 @@ pub fn register_all(py: Python<'_>) -> PyResult<()> {
 pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     case::add_ufuncs(module)?;
     regex::add_ufuncs(module)?;
+    basic::add_ufuncs(module)?;
+    search::add_ufuncs(module)?;
     let missing = numpy_loops().filter(|def| !rules().numpy_has_ufunc(def.ufunc));
     own::add_missing(module, missing)
 }

@@ -6,7 +6,6 @@
 //! elements the engine cannot answer are copied out and answered afterwards by the
 //! program's Python callable, with the locks released (Python code may touch any array).
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use stringdtype_core::View;
@@ -14,7 +13,7 @@ use stringdtype_core::View;
 use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::loops::{self, strings_out, ufunc_loop, Args, Elem, Piece};
-use crate::missing::operand;
+use crate::missing::{self, ops, MissingResult, OnMissing};
 use crate::regex::{Program, Programs};
 
 const T: Dt = Dt::Ours;
@@ -38,6 +37,13 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )?;
     add_own_ufunc(
         module,
+        c"_regex_count_nan",
+        c"_regex_count with float64 results, NaN for a missing value (pandas' policy).",
+        2,
+        &LoopDef::new("", &[T, I, Dt::Float64], count_nan_loop),
+    )?;
+    add_own_ufunc(
+        module,
         c"_regex_sub",
         c"Each string with the matches of a regex program replaced.",
         2,
@@ -52,36 +58,21 @@ pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
     )
 }
 
-/// The error for a missing value a regex operation cannot use.
-fn na_error(nan_like_too: bool) -> impl Fn() -> PyErr {
-    move || {
-        let allowed = if nan_like_too {
-            "a string or NaN-like"
-        } else {
-            "a string"
-        };
-        PyValueError::new_err(format!(
-            "regular expressions cannot be used with a null that is not {allowed}"
-        ))
-    }
-}
-
 /// An element left to Python: the element, its program id and string.
 type Pending = Vec<(Elem, i64, Vec<u8>)>;
 
 /// Answers each element of a loop with a scalar result: `engine(program, s)` (`None`:
-/// ask Python, whose answer `python` converts); a NaN-like missing value gives
-/// `nan_result` when there is one, else is an error.
-fn for_each_answer<R: Copy>(
+/// ask Python, whose answer `python` converts); a missing value follows the rule `on`.
+fn for_each_answer<R: Copy + MissingResult>(
     args: &Args,
-    nan_result: Option<R>,
+    on: OnMissing,
     engine: impl Fn(&Program, &[u8]) -> Option<R>,
     python: impl Fn(&Bound<'_, PyAny>) -> PyResult<R>,
     mut write: impl FnMut(Elem, R),
 ) -> PyResult<()> {
     let (strings, ids) = (args.strings(0), args.counts(1));
     let state = strings.state();
-    let error = na_error(nan_result.is_some());
+    let missing = missing::rule(&state.na, on, "");
     let mut programs = Programs::default();
     let mut pending = Pending::new();
     {
@@ -89,14 +80,13 @@ fn for_each_answer<R: Copy>(
         for e in args.elements() {
             let (view, id) = (strings.view(e), ids.get(e));
             let program = programs.get(id)?;
-            let answer =
-                match operand(&view, locks.get(0), &state.na, nan_result.is_some(), &error)? {
-                    None => nan_result,
-                    Some(s) => engine(program, s).or_else(|| {
-                        pending.push((e, id, s.to_vec()));
-                        None
-                    }),
-                };
+            let answer = match missing.operand(&view, locks.get(0))? {
+                None => Some(R::missing(&missing)?),
+                Some(s) => engine(program, s).or_else(|| {
+                    pending.push((e, id, s.to_vec()));
+                    None
+                }),
+            };
             if let Some(answer) = answer {
                 write(e, answer);
             }
@@ -112,25 +102,38 @@ fn for_each_answer<R: Copy>(
 ufunc_loop!(test_loop, 3, |args| {
     let out = args.values::<bool>(2);
     let write = |e, value| out.set(e, value);
-    for_each_answer(&args, Some(false), Program::test, |r| r.is_truthy(), write)
+    for_each_answer(&args, ops::REGEX, Program::test, |r| r.is_truthy(), write)
 });
 
 ufunc_loop!(count_loop, 3, |args| {
     let out = args.values::<i64>(2);
     let write = |e, value| out.set(e, value);
-    for_each_answer(&args, None, Program::count, |r| r.extract(), write)
+    for_each_answer(
+        &args,
+        ops::REGEX_COUNT,
+        Program::count,
+        |r| r.extract(),
+        write,
+    )
+});
+
+ufunc_loop!(count_nan_loop, 3, |args| {
+    let out = args.values::<f64>(2);
+    let write = |e, value| out.set(e, value);
+    let engine = |program: &Program, s: &[u8]| program.count(s).map(|n| n as f64);
+    let python = |r: &Bound<'_, PyAny>| Ok(r.extract::<i64>()? as f64);
+    for_each_answer(&args, ops::REGEX_COUNT, engine, python, write)
 });
 
 /// Runs a loop with a string result: `engine(program, s, scratch)` gives the result
 /// (`Ok(None)`: ask Python, whose answer is a `str`, or `None` for a missing value); a
-/// NaN-like missing value gives a missing value.
+/// missing value follows the rule [`ops::REGEX`].
 fn for_each_string<E>(args: &Args, mut engine: E) -> PyResult<()>
 where
     E: for<'r> FnMut(&Program, &'r [u8], &'r mut Vec<u8>) -> PyResult<Option<Option<&'r [u8]>>>,
 {
     let (strings, ids, out) = (args.strings(0), args.counts(1), args.strings_out(2));
-    let na = &strings.state().na;
-    let error = na_error(true);
+    let missing = missing::rule(&strings.state().na, ops::REGEX, "");
     let mut programs = Programs::default();
     let mut pending = Pending::new();
     {
@@ -145,7 +148,7 @@ where
             |e, [view], readers, scratch| {
                 let id = ids.get(e);
                 let program = programs.get(id)?;
-                let Some(s) = operand(view, readers.get(0), na, true, &error)? else {
+                let Some(s) = missing.operand(view, readers.get(0))? else {
                     return Ok(Piece::Missing);
                 };
                 Ok(match engine(program, s, scratch)? {

@@ -21,6 +21,7 @@ pub enum Dt {
     Ours,
     Bool,
     Int64,
+    Float64,
     /// A count that may come as uint64 (see [`LoopDef::unsigned_counts`]).
     UInt64,
     /// NumPy's `U`.
@@ -41,6 +42,7 @@ impl Dt {
             Dt::Ours => dtype_class(),
             Dt::Bool => builtin_dtype(BuiltinDType::Bool),
             Dt::Int64 => builtin_dtype(BuiltinDType::Int64),
+            Dt::Float64 => builtin_dtype(BuiltinDType::Double),
             Dt::UInt64 => builtin_dtype(BuiltinDType::UInt64),
             Dt::Unicode => builtin_dtype(BuiltinDType::Unicode),
             Dt::NumpyString => builtin_dtype(BuiltinDType::NumpyString),

@@ -4,17 +4,19 @@
 //! A search whose needle operand has stride 0 (a Python `str`, or broadcasting) prepares
 //! the needle once per loop call instead of once per element.
 
+use std::ffi::CStr;
+
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
 use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 
-use super::registry::{Dt, LoopDef};
+use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
-use crate::loops::{ufunc_loop, values_out, Args, Elem, Value, Values};
-use crate::missing::NaKind;
-use crate::missing::{default_string, effective_na, operand, propagates};
+use crate::ffi::StridedLoop;
+use crate::loops::{in_parts, ufunc_loop, values_out, Args, CountValue, Elem, Value, Values};
+use crate::missing::{self, effective_na, ops, Missing, MissingResult, OnMissing};
 use crate::unicode::{tables, PythonTables};
 
 const T: Dt = Dt::Ours;
@@ -83,13 +85,14 @@ fn predicate<P: PredicateOp>() -> LoopDef {
 ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<bool>(1));
     let state = strings.state();
+    let missing = missing::rule(&state.na, ops::PREDICATE, P::NAME);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
     values_out(args.elements(), out, |e| {
         let view = strings.view(e);
         match kernels::from_view(view, P::VIEW) {
             Some(result) => Ok(result),
-            None => predicate_of_string::<P>(view, locks.get(0), &state.na, tables),
+            None => predicate_of_string::<P>(view, locks.get(0), &missing, tables),
         }
     })
 });
@@ -100,17 +103,14 @@ ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
 fn predicate_of_string<P: PredicateOp>(
     view: View,
     arena: &Arena,
-    na: &NaKind,
+    missing: &Missing,
     tables: &PythonTables,
 ) -> PyResult<bool> {
-    let error = || {
-        PyValueError::new_err(format!(
-            "Cannot use the {} function with a null that is not a nan-like value",
-            P::NAME
-        ))
-    };
     // A NaN-like missing value is never alpha, digit, ...
-    Ok(operand(&view, arena, na, true, error)?.is_some_and(|s| P::test(s, tables)))
+    match missing.operand(&view, arena)? {
+        Some(s) => Ok(P::test(s, tables)),
+        None => bool::missing(missing),
+    }
 }
 
 /// A substring search ufunc (`find`, ...) as a type: its name, whether it searches from
@@ -146,50 +146,64 @@ fn search<S: SearchOp>() -> LoopDef {
     LoopDef::new(
         S::NAME,
         &[T, T, Dt::Int64, Dt::Int64, Dt::Int64],
-        find_loop::<S>,
+        find_loop::<S, i64>,
     )
 }
 
+/// Adds the package's own float64 twins of the searches `find rfind index rindex count`
+/// (`_find_nan`, ...), whose result for a missing operand under pandas' policy is NaN
+/// (`stringdtype.strings` calls them where an operand holds a missing value).
+pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
+    const TWINS: [(&CStr, StridedLoop); 5] = [
+        (c"_find_nan", find_loop::<Find, f64>),
+        (c"_rfind_nan", find_loop::<RFind, f64>),
+        (c"_index_nan", find_loop::<Index, f64>),
+        (c"_rindex_nan", find_loop::<RIndex, f64>),
+        (c"_count_nan", find_loop::<Count, f64>),
+    ];
+    for (name, strided) in TWINS {
+        let dtypes = &[T, T, Dt::Int64, Dt::Int64, Dt::Float64];
+        let doc = c"A search with float64 results, NaN for a missing value (pandas' policy).";
+        add_own_ufunc(module, name, doc, 4, &LoopDef::new("", dtypes, strided))?;
+    }
+    Ok(())
+}
+
 /// Runs `f(haystack, needle, start, end)` on each element of a search loop's operands
-/// (string, string, int64, int64), with NumPy's missing-value rules: a string missing
-/// value acts as its string, a NaN-like one gives `nan_result` when `nan_result` is
-/// given, any other is `error`.
+/// (string, string, int64, int64), with the missing-value rule `missing` (made for the
+/// two string operands by [`search_rule`]).
 fn for_each_search<R>(
     args: &Args,
-    nan_result: Option<R>,
-    error: impl Fn() -> PyErr,
-    mut f: impl FnMut(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R>,
+    missing: Missing,
+    f: impl Fn(Elem, &[u8], Option<&Needle<'_>>, &[u8], isize, isize) -> PyResult<R> + Sync,
     out: Values<R>,
 ) -> PyResult<()>
 where
-    R: Value,
+    R: Value + MissingResult,
 {
     let (haystacks, needles) = (args.strings(0), args.strings(1));
     let (starts, ends) = (args.counts(2), args.counts(3));
     let (sa, sb) = (haystacks.state(), needles.state());
-    let na = effective_na(&[sa, sb]);
-    let nan_propagates = nan_result.is_some();
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
     // A needle with stride 0 is the same for every element: prepare it once.
     let scalar = needles.scalar();
     let fixed = match &scalar {
         Some(view) => {
-            let bytes = operand(view, locks.get(1), na, nan_propagates, &error)?;
+            let bytes = missing.operand(view, locks.get(1))?;
             Some(Needle::new(bytes.unwrap_or(b"")))
         }
         None => None,
     };
     values_out(args.elements(), out, |e| {
         let (a, b) = (haystacks.view(e), needles.view(e));
-        let haystack = operand(&a, locks.get(0), na, nan_propagates, &error)?;
-        let needle = operand(&b, locks.get(1), na, nan_propagates, &error)?;
-        match (haystack, needle, nan_result) {
-            (Some(haystack), Some(needle), _) => {
+        let haystack = missing.operand(&a, locks.get(0))?;
+        let needle = missing.operand(&b, locks.get(1))?;
+        match (haystack, needle) {
+            (Some(haystack), Some(needle)) => {
                 let (start, end) = (clamp(starts.get(e)), clamp(ends.get(e)));
                 f(e, haystack, fixed.as_ref(), needle, start, end)
             }
-            (_, _, Some(nan_result)) => Ok(nan_result),
-            _ => unreachable!("a missing operand without a NaN-like rule is an error"),
+            _ => R::missing(&missing),
         }
     })
 }
@@ -200,14 +214,13 @@ fn clamp(value: i64) -> isize {
     value.clamp(isize::MIN as i64, isize::MAX as i64) as isize
 }
 
-ufunc_loop!(find_loop[S: SearchOp], 5, |args| {
-    let name = S::NAME;
-    let error = || {
-        PyValueError::new_err(format!(
-            "'{name}' not supported for null values that are not strings."
-        ))
-    };
-    if byte_search_from_views::<S>(&args, &error)? {
+/// The missing-value rule `on` of the search `name` over the call's two string operands.
+fn search_rule<'a>(args: &Args<'a>, on: OnMissing, name: &'a str) -> Missing<'a> {
+    missing::rule(effective_na(&[args.state(0), args.state(1)]), on, name)
+}
+
+ufunc_loop!(find_loop[S: SearchOp, R: CountValue], 5, |args| {
+    if byte_search_from_views::<S, R>(&args)? {
         return Ok(());
     }
     let search = |_, haystack: &[u8], fixed: Option<&Needle<'_>>, needle: &[u8], start, end| {
@@ -217,8 +230,10 @@ ufunc_loop!(find_loop[S: SearchOp], 5, |args| {
             None if S::LAST => answer::<S>(kernels::rfind(haystack, needle, start, end)),
             None => answer::<S>(kernels::find(haystack, needle, start, end)),
         }
+        .map(R::count)
     };
-    for_each_search(&args, None, error, search, args.values::<i64>(4))
+    let missing = search_rule(&args, ops::SEARCH, S::NAME);
+    for_each_search(&args, missing, search, args.values::<R>(4))
 });
 
 /// The result of search `S` from the code point position it found, or not.
@@ -261,7 +276,7 @@ fn whole_string_scalar(args: &Args) -> Option<View> {
 /// inline string answers from its view's lanes ([`Needle::inline_matches`]), without a
 /// load from memory; a long one through the prepared needle. Returns false, having
 /// written nothing, when the call is not of that kind.
-fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+fn byte_search_from_views<S: SearchOp, R: CountValue>(args: &Args) -> PyResult<bool> {
     let Some(scalar) = whole_string_scalar(args) else {
         return Ok(false);
     };
@@ -271,37 +286,37 @@ fn byte_search_from_views<S: SearchOp>(args: &Args, error: &dyn Fn() -> PyErr) -
     // `find`/`index` of "" over a whole string is 0, whatever the string.
     let zero = bytes.is_empty() && !S::LAST && !S::COUNTS;
     let needle = Needle::new(bytes);
-    let (strings, out) = (args.strings(0), args.values::<i64>(4));
-    let na = effective_na(&[strings.state(), args.state(1)]);
+    let (strings, out) = (args.strings(0), args.values::<R>(4));
+    let missing = search_rule(args, ops::SEARCH, S::NAME);
     let locks = ArenaLocks::reading(&[&strings.state().arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if zero && !view.is_na() {
-            0
-        } else {
-            match needle.inline_matches(view) {
-                Some(matches) if S::COUNTS => matches.count() as i64,
-                Some(matches) if S::LAST => answer::<S>(matches.rfind())?,
-                Some(matches) => answer::<S>(matches.find())?,
-                None => match operand(&view, locks.get(0), na, false, error)? {
-                    Some(haystack) => prepared_search::<S>(&needle, haystack, 0, isize::MAX)?,
-                    None => unreachable!("a NaN-like missing value is an error here"),
-                },
-            }
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if zero && !view.is_na() {
+                R::count(0)
+            } else {
+                match needle.inline_matches(view) {
+                    Some(matches) if S::COUNTS => R::count(matches.count() as i64),
+                    Some(matches) if S::LAST => R::count(answer::<S>(matches.rfind())?),
+                    Some(matches) => R::count(answer::<S>(matches.find())?),
+                    None => match missing.operand(&view, locks.get(0))? {
+                        Some(haystack) => {
+                            R::count(prepared_search::<S>(&needle, haystack, 0, isize::MAX)?)
+                        }
+                        None => R::missing(&missing)?,
+                    },
+                }
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }
 
 ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
     let name = if END { "endswith" } else { "startswith" };
-    let error = || {
-        PyValueError::new_err(format!(
-            "'{name}' not supported for null values that are not nan-like or strings."
-        ))
-    };
-    if tailmatch_from_views::<END>(&args, &error)? {
+    if tailmatch_from_views::<END>(&args, name)? {
         return Ok(());
     }
     let matches = |_, s: &[u8], _: Option<&Needle<'_>>, affix: &[u8], start, end| {
@@ -311,7 +326,8 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
             kernels::startswith(s, affix, start, end)
         })
     };
-    for_each_search(&args, Some(false), error, matches, args.values::<bool>(4))
+    let missing = search_rule(&args, ops::TAILMATCH, name);
+    for_each_search(&args, missing, matches, args.values::<bool>(4))
 });
 
 /// `startswith`/`endswith` of one short affix over whole strings (the common
@@ -319,7 +335,7 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
 /// at most four bytes from each view's 4-byte prefix, without touching an arena; a suffix
 /// of at most 12 bytes from each inline view's lanes (a long string's end is read from
 /// its arena). Returns false, having written nothing, when the call is not of that kind.
-fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr) -> PyResult<bool> {
+fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bool> {
     let Some(affix) = whole_string_scalar(args) else {
         return Ok(false);
     };
@@ -334,25 +350,29 @@ fn tailmatch_from_views<const END: bool>(args: &Args, error: &dyn Fn() -> PyErr)
     let wanted_prefix = u32::from_le_bytes(affix.prefix()) & mask;
     let (strings, out) = (args.strings(0), args.values::<bool>(4));
     let state = strings.state();
+    let missing = missing::rule(&state.na, ops::TAILMATCH, name);
     let locks = ArenaLocks::reading(&[&state.arena]);
-    for e in args.elements() {
-        let view = strings.view(e);
-        let result = if view.is_na() {
-            match default_string(&state.na) {
-                Some(default) if END => default.ends_with(wanted),
-                Some(default) => default.starts_with(wanted),
-                None if propagates(&state.na) => false,
-                None => return Err(error()),
-            }
-        } else if END {
-            match kernels::inline_endswith(view, affix) {
-                Some(result) => result,
-                None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
-            }
-        } else {
-            view.len() >= wanted.len() && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
-        };
-        out.set(e, result);
-    }
+    in_parts(args.elements(), out, |part| {
+        for e in part {
+            let view = strings.view(e);
+            let result = if view.is_na() {
+                match missing.stand_in()? {
+                    Some(default) if END => default.ends_with(wanted),
+                    Some(default) => default.starts_with(wanted),
+                    None => bool::missing(&missing)?,
+                }
+            } else if END {
+                match kernels::inline_endswith(view, affix) {
+                    Some(result) => result,
+                    None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
+                }
+            } else {
+                view.len() >= wanted.len()
+                    && u32::from_le_bytes(view.prefix()) & mask == wanted_prefix
+            };
+            out.set(e, result);
+        }
+        Ok(())
+    })?;
     Ok(true)
 }

@@ -13,7 +13,7 @@ use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::loops::{self, overflow, parts_out, reserve, strings_out, ufunc_loop, Piece};
-use crate::missing::{effective_na, operand, propagates, NaKind};
+use crate::missing::{self, effective_na, ops, Missing};
 use crate::unicode::tables;
 
 const T: Dt = Dt::Ours;
@@ -64,18 +64,14 @@ strip_sides! {
     Both: "_strip_chars";
 }
 
-fn strip_error() -> PyErr {
-    PyValueError::new_err("Can only strip null values that are strings or NaN-like values")
-}
-
 ufunc_loop!(strip_whitespace_loop[S: StripSide], 2, |args| {
     let (strings, out) = (args.strings(0), args.strings_out(1));
-    let na = &strings.state().na;
+    let missing = missing::rule(&strings.state().na, ops::STRIP, "");
     let mut locks = loops::lock(&[strings], &[out]);
     let tables = tables();
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(view, S::SIDE);
     strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, _| {
-        let s = operand(view, readers.get(0), na, true, strip_error)?;
+        let s = missing.operand(view, readers.get(0))?;
         Ok(s.map(|s| kernels::strip_whitespace(s, S::SIDE, tables)).into())
     })
 });
@@ -84,32 +80,23 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
     let inputs = [args.strings(0), args.strings(1)];
     let out = args.strings_out(2);
     let na = effective_na(&[inputs[0].state(), inputs[1].state()]);
+    let missing = missing::rule(na, ops::STRIP, "");
+    let chars_missing = missing::rule(na, ops::STRIP_CHARS, S::CHARS);
     let mut locks = loops::lock(&inputs, &[out]);
-    // The error for a missing `chars` element.
-    let chars_error = || {
-        if propagates(na) {
-            let name = S::CHARS;
-            PyValueError::new_err(format!(
-                "Cannot use a null string that is not a string as the {name} delimiter"
-            ))
-        } else {
-            strip_error()
-        }
-    };
     let fixed: Option<CharSet> = match inputs[1].scalar() {
-        Some(view) => operand(&view, locks.get(1), na, false, chars_error)?.map(CharSet::new),
+        Some(view) => chars_missing.operand(&view, locks.get(1))?.map(CharSet::new),
         None => None,
     };
     let shortcut = |_, &[a, _]: &[View; 2]| fixed.as_ref()?.inline_ascii_strip(a, S::SIDE);
     strings_out(args.elements(), &mut locks, inputs, out, shortcut, |_, [a, c], readers, _| {
-        let chars = operand(c, readers.get(1), na, false, chars_error)?;
-        let Some(s) = operand(a, readers.get(0), na, true, strip_error)? else {
+        let chars = chars_missing.operand(c, readers.get(1))?;
+        let Some(s) = missing.operand(a, readers.get(0))? else {
             return Ok(Piece::Missing);
         };
         Ok(Piece::Bytes(match (&fixed, chars) {
             (Some(set), _) => set.strip(s, S::SIDE),
             (None, Some(chars)) => kernels::strip_chars(s, chars, S::SIDE),
-            (None, None) => unreachable!("a missing chars operand is an error"),
+            (None, None) => return Ok(Piece::Missing),
         }))
     })
 });
@@ -143,20 +130,12 @@ ufunc_loop!(replace_loop, 5, |args| {
     let (counts, out) = (args.counts(3), args.strings_out(4));
     let na = effective_na(&inputs.map(|s| s.state()));
     let mut locks = loops::lock(&inputs, &[out]);
-    let pattern_error = || {
-        PyValueError::new_err(
-            "Null values are not supported as search patterns or replacement strings for replace",
-        )
-    };
-    let search_error = || {
-        PyValueError::new_err(
-            "Only string or NaN-like null strings can be used as search strings for replace",
-        )
-    };
+    let missing = missing::rule(na, ops::REPLACE, "");
+    let pattern_missing = missing::rule(na, ops::REPLACE_PATTERN, "");
     // A pattern with stride 0 (a Python str) is prepared once.
     let fixed: Option<Finder<'static>> = match inputs[1].scalar() {
         Some(view) => {
-            let old = operand(&view, locks.get(1), na, false, pattern_error)?.unwrap_or(b"");
+            let old = pattern_missing.operand(&view, locks.get(1))?.unwrap_or(b"");
             (!old.is_empty()).then(|| Finder::new(old).into_owned())
         }
         None => None,
@@ -176,9 +155,12 @@ ufunc_loop!(replace_loop, 5, |args| {
         out,
         |_, &[s, _, _]: &[View; 3]| kernels::replace::inline_without_byte(s, lone_byte?),
         |e, views, readers, out| {
-            let old = operand(&views[1], readers.get(1), na, false, pattern_error)?.unwrap_or(b"");
-            let new = operand(&views[2], readers.get(2), na, false, pattern_error)?.unwrap_or(b"");
-            let Some(s) = operand(&views[0], readers.get(0), na, true, search_error)? else {
+            let old = pattern_missing.operand(&views[1], readers.get(1))?;
+            let new = pattern_missing.operand(&views[2], readers.get(2))?;
+            let (Some(old), Some(new)) = (old, new) else {
+                return Ok(Piece::Missing);
+            };
+            let Some(s) = missing.operand(&views[0], readers.get(0))? else {
                 return Ok(Piece::Missing);
             };
             let count = counts.count(e, "replace")?;
@@ -231,9 +213,8 @@ fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
 
 ufunc_loop!(expandtabs_loop, 3, |args| {
     let (strings, tabsizes, out) = (args.strings(0), args.counts(1), args.strings_out(2));
-    let na = &strings.state().na;
+    let missing = missing::rule(&strings.state().na, ops::EXPANDTABS, "");
     let mut locks = loops::lock(&[strings], &[out]);
-    let error = || PyValueError::new_err("Null values are not supported arguments for expandtabs");
     strings_out(
         args.elements(),
         &mut locks,
@@ -241,7 +222,9 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
         out,
         |_, _| None,
         |e, [view], readers, out| {
-            let s = operand(view, readers.get(0), na, false, error)?.unwrap_or(b"");
+            let Some(s) = missing.operand(view, readers.get(0))? else {
+                return Ok(Piece::Missing);
+            };
             let tabsize = tabsizes.count(e, "expandtabs")?;
             if s.contains(&b'\t') {
                 let size = expanded_len(s, tabsize).filter(|&len| len <= MAX_STRING_LEN);
@@ -295,20 +278,14 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
     // zfill has no fill operand: operand 0 stands in, unread.
     let inputs = [args.strings(0), args.strings(fill_at.unwrap_or(0))];
     let (widths, out) = (args.counts(1), args.strings_out(out_at));
-    let na = effective_na(&inputs.map(|s| s.state()));
+    let on = if P::JUSTIFY.is_some() { ops::PAD } else { ops::ZFILL };
+    let missing = missing::rule(effective_na(&inputs.map(|s| s.state())), on, name);
     let mut locks = loops::lock(&inputs, &[out]);
-    let error = || {
-        if P::JUSTIFY.is_none() {
-            PyTypeError::new_err("Cannot zfill null string that is not a nan-like value")
-        } else {
-            PyValueError::new_err(format!("Cannot {name} null that is not a nan-like value"))
-        }
-    };
     // A fill character with stride 0 (the usual scalar) is decoded once. A missing or
     // malformed one is left to the per-element path, which answers in NumPy's order.
     let fixed_fill = fill_at
         .and_then(|_| inputs[1].scalar())
-        .and_then(|view| match operand(&view, locks.get(1), na, true, error) {
+        .and_then(|view| match missing.operand(&view, locks.get(1)) {
             Ok(Some(fill)) => first_char(fill).ok(),
             _ => None,
         });
@@ -316,13 +293,13 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
     strings_out(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [view, fill_view], readers, out| {
         let fill = match (fixed_fill, fill_at) {
             (Some(fill), _) => fill,
-            (None, Some(_)) => match operand(fill_view, readers.get(1), na, true, error)? {
+            (None, Some(_)) => match missing.operand(fill_view, readers.get(1))? {
                 Some(fill) => first_char(fill)?,
                 None => return Ok(Piece::Missing),
             },
             (None, None) => '0',
         };
-        let Some(s) = operand(view, readers.get(0), na, true, error)? else {
+        let Some(s) = missing.operand(view, readers.get(0))? else {
             return Ok(Piece::Missing);
         };
         let width = widths.count(e, name)?;
@@ -363,15 +340,18 @@ fn partition_parts<'r, const LAST: bool>(
     (s, arena_s): (&'r View, &'r Arena),
     (sep, arena_sep): (&'r View, &'r Arena),
     fixed: Option<&Separator<'_>>,
-    na: &'r NaKind,
-    error: impl Fn() -> PyErr,
+    missing: &Missing<'r>,
 ) -> PyResult<[&'r [u8]; 3]> {
-    let s = operand(s, arena_s, na, false, &error)?.unwrap_or(b"");
+    let s = missing
+        .operand(s, arena_s)?
+        .ok_or_else(|| missing.error())?;
     let parts = match fixed {
         Some(sep) if LAST => sep.rpartition(s),
         Some(sep) => sep.partition(s),
         None => {
-            let sep = operand(sep, arena_sep, na, false, &error)?.unwrap_or(b"");
+            let sep = missing
+                .operand(sep, arena_sep)?
+                .ok_or_else(|| missing.error())?;
             let parts = if LAST {
                 kernels::rpartition(s, sep)
             } else {
@@ -387,27 +367,34 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     let name = if LAST { "_rpartition" } else { "_partition" };
     let inputs = [args.strings(0), args.strings(1)];
     let outputs = [2, 3, 4].map(|k| args.strings_out(k));
-    let na = effective_na(&inputs.map(|s| s.state()));
+    let missing = missing::rule(effective_na(&inputs.map(|s| s.state())), ops::PARTITION, name);
     let mut locks = loops::lock(&inputs, &outputs);
-    let error = || PyValueError::new_err(format!("Null values are not supported in {name}"));
     // A separator with stride 0 (the usual scalar) is prepared once. An empty or
     // erroring one is left to the per-element path, which raises in NumPy's order.
     let scalar = match inputs[1].scalar() {
-        Some(view) => operand(&view, locks.get(1), na, false, error)
+        Some(view) => missing
+            .operand(&view, locks.get(1))
             .ok()
             .flatten()
             .map(<[u8]>::to_vec),
         None => None,
     };
     let fixed = scalar.as_deref().and_then(Separator::new);
+    let propagates_all = missing.propagates_all();
     parts_out(
         args.elements(),
         &mut locks,
         inputs,
         outputs,
-        |_, &[s, _]: &[View; 2]| fixed.as_ref()?.partition_inline(s, LAST),
+        |_, &[s, sep]: &[View; 2]| {
+            // Under pandas' policy a missing operand gives three missing parts.
+            if propagates_all && (s.is_na() || sep.is_na()) {
+                return Some([View::NA; 3]);
+            }
+            fixed.as_ref()?.partition_inline(s, LAST)
+        },
         |_, [s, sep], [arena_s, arena_sep]| {
-            partition_parts::<LAST>((s, arena_s), (sep, arena_sep), fixed.as_ref(), na, error)
+            partition_parts::<LAST>((s, arena_s), (sep, arena_sep), fixed.as_ref(), &missing)
         },
     )
 });
@@ -416,6 +403,7 @@ ufunc_loop!(slice_loop, 5, |args| {
     let strings = args.strings(0);
     let [starts, stops, steps] = [1, 2, 3].map(|k| args.counts(k));
     let out = args.strings_out(4);
+    let missing = missing::rule(&strings.state().na, ops::SLICE, "");
     let mut locks = loops::lock(&[strings], &[out]);
     let bounds = |e| [starts, stops, steps].map(|counts| counts.get(e) as isize);
     strings_out(
@@ -432,17 +420,9 @@ ufunc_loop!(slice_loop, 5, |args| {
             if step == 0 {
                 return Err(PyValueError::new_err("slice step cannot be zero"));
             }
-            if view.is_na() {
-                return Err(PyTypeError::new_err("Cannot slice null string"));
-            }
-            let s = operand(
-                view,
-                readers.get(0),
-                &NaKind::Unset,
-                false,
-                || unreachable!(),
-            )?;
-            let s = s.unwrap_or(b"");
+            let Some(s) = missing.operand(view, readers.get(0))? else {
+                return Ok(Piece::Missing);
+            };
             if step == 1 {
                 return Ok(Piece::Bytes(kernels::slice_contiguous(
                     s,

@@ -109,6 +109,34 @@ impl Drop for Session {
     }
 }
 
+/// A session of a worker thread that runs part of the work of another thread which is
+/// inside a session and waits for the worker (a parallel loop): the waiting thread's
+/// share of the gate already keeps forks out, so the worker takes none. Entering a
+/// session of its own could deadlock: a fork under way stops new sessions and waits for
+/// the waiting thread's, which waits for the worker. Not `Send`, like [`Session`].
+pub struct LentSession {
+    _thread_bound: PhantomData<*const ()>,
+}
+
+impl LentSession {
+    /// Enters a lent session. The caller guarantees that the thread the work is done for
+    /// is inside a session until this one is dropped.
+    #[inline]
+    pub fn enter() -> LentSession {
+        let _ = DEPTH.try_with(|depth| depth.set(depth.get() + 1));
+        LentSession {
+            _thread_bound: PhantomData,
+        }
+    }
+}
+
+impl Drop for LentSession {
+    #[inline]
+    fn drop(&mut self) {
+        let _ = DEPTH.try_with(|depth| depth.set(depth.get().saturating_sub(1)));
+    }
+}
+
 /// Whether this thread is inside a session, so may hold a lock of the crate (code that
 /// is must not wait for Python's GIL).
 pub fn in_session() -> bool {
@@ -176,6 +204,18 @@ mod tests {
             assert_eq!(DEPTH.with(Cell::get), 2);
             assert!(in_session());
             assert!(in_flight() >= 1, "a session holds a share of the gate");
+        }
+        assert_eq!(DEPTH.with(Cell::get), 0);
+        assert!(!in_session());
+    }
+
+    #[test]
+    fn sessions_inside_a_lent_one_are_nested() {
+        {
+            let _lent = LentSession::enter();
+            assert!(in_session());
+            let _inner = Session::enter();
+            assert_eq!(DEPTH.with(Cell::get), 2);
         }
         assert_eq!(DEPTH.with(Cell::get), 0);
         assert!(!in_session());
