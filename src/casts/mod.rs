@@ -5,6 +5,7 @@
 //! descriptor resolution in [`resolve`]. Casts to `object` need no code:
 //! NumPy uses `getitem`.
 
+mod inline;
 mod numpy_string;
 mod pairs;
 mod python;
@@ -15,6 +16,7 @@ use std::ffi::{c_int, c_void, CString};
 use std::ptr;
 
 use crate::ffi::*;
+use inline::string_to_string;
 use numpy_string::{
     numpy_string_to_string, resolve_from_numpy_string, resolve_to_numpy_string,
     string_to_numpy_string,
@@ -24,8 +26,8 @@ use resolve::{
     resolve_from_string, resolve_string_to_string, resolve_string_to_void, resolve_to_string,
 };
 use strings::{
-    bool_to_string, bytes_to_string, string_to_bool, string_to_bytes, string_to_string,
-    string_to_unicode, string_to_void, unicode_to_string, void_to_string,
+    bool_to_string, bytes_to_string, string_to_bool, string_to_bytes, string_to_unicode,
+    string_to_void, unicode_to_string, void_to_string,
 };
 
 /// One end of a cast: this package's DType or one of NumPy's.

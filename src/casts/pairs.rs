@@ -93,8 +93,8 @@ impl<'a> Pairs<'a> {
 
 /// Defines a cast loop entry point that builds `Pairs` and runs `$body` in the guard.
 macro_rules! strided_loop {
-    ($vis:vis $name:ident, |$pairs:ident| $body:block) => {
-        $crate::loops::ufunc_loop!($vis $name, 2, |args| {
+    ($(#[$meta:meta])* $vis:vis $name:ident, |$pairs:ident| $body:block) => {
+        $crate::loops::ufunc_loop!($(#[$meta])* $vis $name, 2, |args| {
             let $pairs = $crate::casts::pairs::Pairs::new(args);
             $body
         });

@@ -21,7 +21,9 @@ use crate::ffi::PyArray_Descr;
 use crate::missing;
 use crate::numpy_version::{rules, InvalidUtf8};
 
-strided_loop!(pub(super) string_to_string, |pairs| {
+// The locked copy, for what `inline::string_to_string` does not copy itself: a call of
+// its own, whose frame cost every call of the per-call path when it was inlined there.
+strided_loop!(#[inline(never)] pub(super) string_to_string_locked, |pairs| {
     let (src_state, dst_state) = (pairs.src().state(), pairs.dst().state());
     let keep_na = missing::has_na(&dst_state.na);
     let (source, target) = (&src_state.arena, &dst_state.arena);
@@ -78,8 +80,9 @@ strided_loop!(pub(super) string_to_string, |pairs| {
 /// A copy of (most of) an array into a fresh destination, as `np.copy`, `np.sort` and
 /// `astype` make, when `write` can share the chunks of `read` ([`Arena::share_from`]):
 /// each long string then takes its place in the new arena instead of having its bytes
-/// copied. `None` when it cannot, and nothing was done. Kept out of `string_to_string`,
-/// whose per-element calls (NumPy's `take`) it made slower inline.
+/// copied. `None` when it cannot, and nothing was done. Kept out of
+/// `string_to_string_locked`, whose per-element calls (NumPy's `take`) it made slower
+/// inline.
 #[inline(never)]
 fn copy_sharing(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> Option<PyResult<()>> {
     // A source stride of 0 repeats one element: each copy needs its own block.
