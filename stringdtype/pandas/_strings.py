@@ -2,12 +2,14 @@
 package's kernels.
 
 pandas' ``StringMethods`` calls ``array._str_<name>(...)`` for every method it dispatches;
-this mixin runs each of them on the backing ``StringDType`` array with ``np.strings``
-(this package's ufunc loops), ``stringdtype.strings`` (case conversions, split, encode)
-and ``stringdtype.regex``, and then applies the missing mask itself, so the results do
-not depend on how a kernel treats a missing element: string results are missing there,
-boolean results ``False`` (or ``na=``), numeric ones ``NaN`` (``float64``; ``int64``
-when nothing is missing), as pandas' ``str`` dtype gives. The methods without a kernel
+this mixin runs each of them on the backing ``StringDType`` array with
+``stringdtype.strings`` and ``stringdtype.regex``, whose missing-value rules are pandas'
+(a missing element gives a missing string, ``NaN`` in a count, which is then ``float64``
+rather than ``int64``, and ``na=`` in a bool result, ``False`` by default), so most
+methods hand the backing array to a kernel and return its result as it is. The methods
+that combine several kernels (``removeprefix``, ``get``, ``slice_replace``, ``extract``,
+``split``, ``partition``, ``encode``) still work on a copy whose missing elements are
+strings and apply the missing mask themselves. The methods without a kernel
 (``join``, ``translate``, ``wrap``, ``get_dummies``, ``decode``, ``normalize`` of the
 non-ASCII strings, and ``cat`` and ``extractall``, which pandas does not dispatch) run
 Python's ``str`` method per element, as pandas' own string arrays do.
@@ -63,15 +65,9 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._ndarray, mask
 
     def _apply(self, kernel):
-        """``kernel`` of the backing array, or of ``_filled``'s strings where it refuses
-        a missing element; and the mask, which the caller applies to the result."""
-        mask = self.isna()
-        if not mask.any():
-            return kernel(self._ndarray), mask
-        try:
-            return kernel(self._ndarray), mask
-        except (TypeError, ValueError):
-            return kernel(self._ndarray.astype(_FILLED)), mask
+        """``kernel`` of the backing array, and the mask, which the caller applies to the
+        result (for kernels whose missing results are not pandas' as they are)."""
+        return kernel(self._ndarray), self.isna()
 
     def _strings(self, result, mask):
         result = np.asarray(result)
@@ -84,23 +80,17 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._from_backing_data(result)
 
     def _string_kernel(self, kernel):
-        """``kernel`` (backing array -> strings) with missing elements kept missing."""
-        return self._strings(*self._apply(kernel))
+        """``kernel`` (backing array -> strings), which keeps missing elements missing."""
+        result = np.asarray(kernel(self._ndarray))
+        if not is_backing(result):
+            result = result.astype(BACKING)
+        return self._from_backing_data(result)
 
     @staticmethod
     def _booleans(result, mask, na=lib.no_default):
         result = np.array(result, dtype=bool)
         result[mask] = _fill_for(na)
         return result
-
-    @staticmethod
-    def _numbers(result, mask):
-        result = np.asarray(result)
-        if mask.any():
-            result = result.astype(np.float64)
-            result[mask] = np.nan
-            return result
-        return result.astype(np.int64, copy=False)
 
     @staticmethod
     def _objects(result, mask):
@@ -155,7 +145,7 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._from_backing_data(result)
 
     def _str_len(self):
-        return self._numbers(*self._apply(np.strings.str_len))
+        return sds.str_len(self._ndarray)
 
     # ---- searching ---------------------------------------------------------------------
 
@@ -163,8 +153,8 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         validate_na_arg(na, name="na")
         if regex:
             compiled = re.compile(pat, flags=flags | (0 if case else re.IGNORECASE))
-            found, mask = self._apply(lambda a: sre.search(compiled, a))
-        elif case:
+            return sre.search(compiled, self._ndarray, na=_fill_for(na))
+        if case:
             found, mask = self._apply(lambda a: sds.find(a, pat) >= 0)
         else:
             upper = pat.upper()
@@ -173,14 +163,13 @@ class StringMethodsMixin(ObjectStringArrayMixin):
 
     def _affix_test(self, function, pat, na):
         validate_na_arg(na, name="na")
-
-        def test(values):
-            found = np.zeros(values.shape, dtype=bool)
-            for affix in (pat,) if isinstance(pat, str) else pat:
-                found |= function(values, affix)
-            return found
-
-        return self._booleans(*self._apply(test), na)
+        na = _fill_for(na)
+        if isinstance(pat, str):
+            return function(self._ndarray, pat, na=na)
+        found = np.zeros(self._ndarray.shape, dtype=bool)
+        for affix in pat:
+            found |= function(self._ndarray, affix, na=False)
+        return self._booleans(found, self.isna(), na)
 
     def _str_startswith(self, pat, na=lib.no_default):
         return self._affix_test(sds.startswith, pat, na)
@@ -193,7 +182,7 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         if not case:
             flags |= re.IGNORECASE
         compiled = re.compile(pat, flags=flags)
-        return self._booleans(*self._apply(lambda a: function(compiled, a)), na)
+        return function(compiled, self._ndarray, na=_fill_for(na))
 
     def _str_match(self, pat, case=True, flags=0, na=lib.no_default):
         return self._regex_test(sre.match, pat, case, flags, na)
@@ -203,25 +192,19 @@ class StringMethodsMixin(ObjectStringArrayMixin):
 
     def _str_count(self, pat, flags=0):
         compiled = re.compile(pat, flags=flags)
-        return self._numbers(*self._apply(lambda a: sre.count(compiled, a)))
+        return sre.count(compiled, self._ndarray)
 
     def _str_find(self, sub, start=0, end=None):
-        return self._numbers(*self._apply(lambda a: sds.find(a, sub, start, end)))
+        return sds.find(self._ndarray, sub, start, end)
 
     def _str_rfind(self, sub, start=0, end=None):
-        return self._numbers(*self._apply(lambda a: sds.rfind(a, sub, start, end)))
-
-    def _index_of(self, function, sub, start, end):
-        found, mask = self._apply(lambda a: function(a, sub, start, end))
-        if ((found < 0) & ~mask).any():
-            raise ValueError("substring not found")
-        return self._numbers(found, mask)
+        return sds.rfind(self._ndarray, sub, start, end)
 
     def _str_index(self, sub, start=0, end=None):
-        return self._index_of(sds.find, sub, start, end)
+        return sds.index(self._ndarray, sub, start, end)
 
     def _str_rindex(self, sub, start=0, end=None):
-        return self._index_of(sds.rfind, sub, start, end)
+        return sds.rindex(self._ndarray, sub, start, end)
 
     # ---- transforming ------------------------------------------------------------------
 
@@ -370,10 +353,10 @@ def _case(name):
 
 
 def _predicate(name):
-    function = getattr(np.strings, name)
+    function = getattr(sds, name)
 
     def test(self):
-        return self._booleans(*self._apply(function))
+        return function(self._ndarray)
 
     test.__name__ = f"_str_{name}"
     return test
