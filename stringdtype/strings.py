@@ -97,10 +97,31 @@ def _propagating(function, na_keyword=False):
 
     functools.update_wrapper(call, function)
     if na_keyword:
-        signature = inspect.signature(function)
+        parameters = list(_signature(function).parameters.values())
         na = inspect.Parameter("na", inspect.Parameter.KEYWORD_ONLY, default=False)
-        call.__signature__ = signature.replace(parameters=[*signature.parameters.values(), na])
+        # ``na`` goes before a ``**kwargs``, which must come last.
+        at = len(parameters)
+        if parameters and parameters[-1].kind is inspect.Parameter.VAR_KEYWORD:
+            at -= 1
+        parameters.insert(at, na)
+        call.__signature__ = inspect.Signature(parameters)
     return call
+
+
+def _signature(function):
+    """``inspect.signature(function)``, where ``function`` is or wraps a ufunc the one that
+    NumPy 2.4 gives it: NumPy 2.2 and 2.3 give their ufuncs none."""
+    ufunc = inspect.unwrap(function)
+    if not isinstance(ufunc, np.ufunc):
+        return inspect.signature(function)
+    P = inspect.Parameter
+    names = ["x"] if ufunc.nin == 1 else [f"x{i + 1}" for i in range(ufunc.nin)]
+    parameters = [P(name, P.POSITIONAL_ONLY) for name in names]
+    parameters.append(P("out", P.POSITIONAL_OR_KEYWORD, default=None))
+    keywords = {"where": True, "casting": "same_kind", "order": "K", "dtype": None}
+    keywords |= {"subok": True, "signature": None}
+    parameters += [P(name, P.KEYWORD_ONLY, default=value) for name, value in keywords.items()]
+    return inspect.Signature(parameters)
 
 
 def _has_missing(*operands):
