@@ -7,6 +7,9 @@
 //! Positions and lengths are in code points, as in Python; all kernels check once whether
 //! a string (or the part they touch) is ASCII and then work on bytes.
 //!
+//! [`ucs4`] converts the casts' fixed-width `U` elements (UCS4 code units) to UTF-8 and
+//! back, and checks both sides.
+//!
 //! Kernels that need Unicode character data outside ASCII are generic over
 //! [`UnicodeTables`], implemented by the extension with tables generated from the Python
 //! it is built for.
@@ -22,6 +25,7 @@ pub mod search;
 pub mod slice;
 pub mod split;
 pub mod strip;
+pub mod ucs4;
 pub mod unicode;
 
 pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};
@@ -39,6 +43,7 @@ pub use search::{count, endswith, find, inline_endswith, rfind, startswith, Byte
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
+pub use ucs4::{ucs4_to_utf8, utf8_to_ucs4};
 pub use unicode::{CaseMapping, UnicodeTables};
 
 /// A bad argument to a kernel, which Python reports as `ValueError`.
