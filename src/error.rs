@@ -4,7 +4,7 @@
 use std::any::Any;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyValueError};
+use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::Error;
 
@@ -12,7 +12,8 @@ use stringdtype_core::Error;
 pub fn to_py(err: Error) -> PyErr {
     match err {
         Error::StringTooLong(_) => PyOverflowError::new_err(err.to_string()),
-        Error::CorruptView(_) => PyValueError::new_err(err.to_string()),
+        Error::CorruptView(_) | Error::InvalidUtf8(_) => PyValueError::new_err(err.to_string()),
+        Error::InvalidCodePoint(_) => PyTypeError::new_err(err.to_string()),
         Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(err.to_string()),
     }
 }

@@ -5,10 +5,10 @@
 
 use std::ptr;
 
-use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError, PyValueError};
+use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::{Arena, Error as CoreError, View};
+use stringdtype_core::{kernels, Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
@@ -186,8 +186,9 @@ strided_loop!(pub(super) unicode_to_string, |pairs| {
     let fresh = is_fresh_destination(&arena, pairs.dst_stride);
     let converted = pairs.for_each(|src, _| {
         utf8.clear();
-        // SAFETY: a 'U' element holds `chars` UCS4 code units, at any alignment.
-        unsafe { ucs4_to_utf8(src, chars, swapped, &mut utf8) }?;
+        // SAFETY: a 'U' element holds `chars` UCS4 code units; `[u8; 4]` has alignment 1.
+        let units = unsafe { std::slice::from_raw_parts(src.cast::<[u8; 4]>(), chars) };
+        kernels::ucs4_to_utf8(units, swapped, &mut utf8).py()?;
         views.push(arena.store(&utf8).py()?);
         Ok(())
     });
@@ -206,107 +207,13 @@ strided_loop!(pub(super) unicode_to_string, |pairs| {
     })
 });
 
-/// Appends the UTF-8 encoding of the `chars` UCS4 code units at `src` (byte swapped when
-/// `swapped`) to `utf8`, without their trailing NULs (padding, not part of the string).
-///
-/// # Safety
-/// `src` must point at `chars` readable code units, at any alignment.
-unsafe fn ucs4_to_utf8(
-    src: *const u8,
-    chars: usize,
-    swapped: bool,
-    utf8: &mut Vec<u8>,
-) -> PyResult<()> {
-    let read = |i: usize| {
-        // SAFETY: called with `i < chars`.
-        let raw = unsafe { ptr::read_unaligned(src.add(4 * i).cast::<u32>()) };
-        if swapped {
-            raw.swap_bytes()
-        } else {
-            raw
-        }
-    };
-    let run = |i: usize| {
-        debug_assert!(i + ASCII_RUN <= chars);
-        // SAFETY: called with `i + ASCII_RUN <= chars`.
-        unsafe { ptr::read_unaligned(src.add(4 * i).cast::<[u32; ASCII_RUN]>()) }
-    };
-    // The padding is skipped a run at a time, then code unit by code unit.
-    let mut len = chars;
-    while len >= ASCII_RUN && run(len - ASCII_RUN).iter().fold(0, |any, &code| any | code) == 0 {
-        len -= ASCII_RUN;
-    }
-    let len = (0..len)
-        .rev()
-        .find(|&i| read(i) != 0)
-        .map_or(0, |last| last + 1);
-    let reserved = utf8.try_reserve(4 * len);
-    reserved.map_err(|_| to_py(CoreError::OutOfMemory(4 * len)))?;
-    let mut i = 0;
-    while i < len {
-        if !swapped && i + ASCII_RUN <= len {
-            let run = run(i);
-            if run.iter().fold(0, |any, &code| any | code) < 0x80 {
-                utf8.extend(run.map(|code| code as u8));
-                i += ASCII_RUN;
-                continue;
-            }
-        }
-        let c = char::from_u32(read(i))
-            .ok_or_else(|| PyTypeError::new_err("Invalid unicode code point found"))?;
-        let mut buf = [0; 4];
-        for &byte in c.encode_utf8(&mut buf).as_bytes() {
-            utf8.push(byte);
-        }
-        i += 1;
-    }
-    Ok(())
-}
-
-/// Code units that the casts between `U` and StringDType handle at once (NUL padding,
-/// ASCII runs).
-const ASCII_RUN: usize = 8;
-
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
-    let order = |code: u32| if swapped { code.swap_bytes() } else { code };
     pairs.for_each_source_string(|bytes, dst| {
-        let units = chars.min(bytes.len());
-        // Writes code unit `at`, which every caller below keeps under `chars`.
-        let write = |at: usize, code: u32| {
-            debug_assert!(at < chars);
-            // SAFETY: a 'U' element has room for `chars` code units, at any alignment.
-            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<u32>(), order(code)) };
-        };
-        // ASCII is widened eight bytes at a time, then byte by byte, up to the first
-        // non-ASCII byte; only the rest is validated and decoded.
-        let mut at = 0; // code units written, and bytes read (all ASCII so far)
-        while at + ASCII_RUN <= units {
-            let run: [u8; ASCII_RUN] = bytes[at..at + ASCII_RUN].try_into().expect("a run");
-            if u64::from_ne_bytes(run) & 0x8080_8080_8080_8080 != 0 {
-                break;
-            }
-            let wide = run.map(|byte| order(u32::from(byte)));
-            // SAFETY: as for `write`, for the eight units from `at`.
-            unsafe { ptr::write_unaligned(dst.add(4 * at).cast::<[u32; ASCII_RUN]>(), wide) };
-            at += ASCII_RUN;
-        }
-        while at < units && bytes[at].is_ascii() {
-            write(at, u32::from(bytes[at]));
-            at += 1;
-        }
-        let mut written = at;
-        if at < units {
-            let rest = std::str::from_utf8(&bytes[at..])
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            for c in rest.chars().take(chars - at) {
-                write(written, c as u32);
-                written += 1;
-            }
-        }
-        // SAFETY: the rest of the element, NUL padding.
-        unsafe { ptr::write_bytes(dst.add(4 * written), 0, 4 * (chars - written)) };
-        Ok(())
+        // SAFETY: a 'U' element has room for `chars` UCS4 code units, and `[u8; 4]` has
+        // alignment 1; nothing else refers to the element during the call.
+        let units = unsafe { std::slice::from_raw_parts_mut(dst.cast::<[u8; 4]>(), chars) };
+        kernels::utf8_to_ucs4(bytes, swapped, units).py()
     })
 });
 

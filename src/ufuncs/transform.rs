@@ -101,30 +101,6 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
     })
 });
 
-/// Bound below which a result buffer is reserved from a cheap upper bound of its size,
-/// and above which from its exact size (worth one more pass over the string).
-const EXACT_FROM: usize = 1 << 20;
-
-/// The byte length of `s.replace(old, new, count)` or an upper bound of it (exact when
-/// the cheap bound is over [`EXACT_FROM`]); `None` when it is over the largest string.
-fn replace_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
-    // Every match but those of an empty `old` consumes at least one byte.
-    let bound_matches = s.len() + 1;
-    let matches = usize::try_from(count).map_or(bound_matches, |c| c.min(bound_matches));
-    let bound = new.len().saturating_mul(matches).saturating_add(s.len());
-    if bound <= EXACT_FROM {
-        return Some(bound);
-    }
-    let found = if old.is_empty() {
-        kernels::str_len(s) + 1
-    } else {
-        kernels::count(s, old, 0, isize::MAX)
-    };
-    let replaced = usize::try_from(count).map_or(found, |c| c.min(found));
-    let size = (s.len() - replaced * old.len()).checked_add(replaced.saturating_mul(new.len()));
-    size.filter(|&size| size <= MAX_STRING_LEN)
-}
-
 ufunc_loop!(replace_loop, 5, |args| {
     let inputs = [args.strings(0), args.strings(1), args.strings(2)];
     let (counts, out) = (args.counts(3), args.strings_out(4));
@@ -174,7 +150,8 @@ ufunc_loop!(replace_loop, 5, |args| {
                     return Ok(Piece::Bytes(s));
                 }
             }
-            let size = replace_size(s, old, new, count).ok_or_else(|| overflow("replace"))?;
+            let size = kernels::replace_size(s, old, new, count);
+            let size = size.ok_or_else(|| overflow("replace"))?;
             reserve(out, size)?;
             match &fixed {
                 Some(finder) => kernels::replace_with(s, finder, new, count, out),
@@ -184,32 +161,6 @@ ufunc_loop!(replace_loop, 5, |args| {
         },
     )
 });
-
-/// The byte length of `s.expandtabs(tabsize)`, `None` when it overflows.
-fn expanded_len(s: &[u8], tabsize: i64) -> Option<usize> {
-    let tabsize = usize::try_from(tabsize).unwrap_or(0);
-    let (mut column, mut total) = (0usize, 0usize);
-    for &byte in s {
-        match byte {
-            b'\t' if tabsize > 0 => {
-                let spaces = tabsize - column % tabsize;
-                column = column.checked_add(spaces)?;
-                total = total.checked_add(spaces)?;
-            }
-            b'\t' => {}
-            b'\n' | b'\r' => {
-                column = 0;
-                total += 1;
-            }
-            _ => {
-                // Columns count code points: continuation bytes take no column.
-                column += usize::from((byte as i8) >= -0x40);
-                total += 1;
-            }
-        }
-    }
-    Some(total)
-}
 
 ufunc_loop!(expandtabs_loop, 3, |args| {
     let (strings, tabsizes, out) = (args.strings(0), args.counts(1), args.strings_out(2));
@@ -225,15 +176,15 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
             let Some(s) = missing.operand(view, readers.get(0))? else {
                 return Ok(Piece::Missing);
             };
-            let tabsize = tabsizes.count(e, "expandtabs")?;
+            let tabsize = tabsizes.count(e, "expandtabs")? as isize;
             if s.contains(&b'\t') {
-                let size = expanded_len(s, tabsize).filter(|&len| len <= MAX_STRING_LEN);
+                let size = kernels::expanded_len(s, tabsize);
                 reserve(
                     out,
                     size.ok_or_else(|| PyOverflowError::new_err("new string is too long"))?,
                 )?;
             }
-            kernels::expandtabs(s, tabsize as isize, out);
+            kernels::expandtabs(s, tabsize, out);
             Ok(Piece::Bytes(out))
         },
     )
@@ -319,14 +270,9 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
     })
 });
 
-/// The fill character: the first code point of a one-character string.
+/// The fill character: the first code point of `fill`, else NumPy's TypeError.
 fn first_char(fill: &[u8]) -> PyResult<char> {
-    std::str::from_utf8(fill)
-        .ok()
-        .and_then(|s| s.chars().next())
-        .ok_or_else(|| {
-            PyTypeError::new_err("The fill character must be exactly one character long")
-        })
+    kernels::fill_char(fill).map_err(|e| PyTypeError::new_err(e.to_string()))
 }
 
 /// The three parts of `s.partition(sep)` (or `rpartition`), with NumPy's missing-value

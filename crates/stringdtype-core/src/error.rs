@@ -14,6 +14,10 @@ pub enum Error {
     /// An arena already holds the most chunks it can, or the process the most arenas
     /// (the limit that was reached).
     ArenaFull(&'static str),
+    /// A UCS4 code unit that is no Unicode scalar value (a surrogate or over U+10FFFF).
+    InvalidCodePoint(u32),
+    /// Bytes that are not UTF-8 where a string's text is decoded (the cast to `U`).
+    InvalidUtf8(std::str::Utf8Error),
 }
 
 impl std::fmt::Display for Error {
@@ -31,6 +35,9 @@ impl std::fmt::Display for Error {
             Error::OutOfMemory(0) => write!(f, "out of memory"),
             Error::OutOfMemory(bytes) => write!(f, "cannot allocate {bytes} bytes"),
             Error::ArenaFull(limit) => write!(f, "too many string chunks: {limit}"),
+            // NumPy's message, which names no code point.
+            Error::InvalidCodePoint(_) => write!(f, "Invalid unicode code point found"),
+            Error::InvalidUtf8(error) => write!(f, "{error}"),
         }
     }
 }

@@ -7,6 +7,9 @@
 //! Positions and lengths are in code points, as in Python; all kernels check once whether
 //! a string (or the part they touch) is ASCII and then work on bytes.
 //!
+//! [`ucs4`] converts the casts' fixed-width `U` elements (UCS4 code units) to UTF-8 and
+//! back, and checks both sides.
+//!
 //! Kernels that need Unicode character data outside ASCII are generic over
 //! [`UnicodeTables`], implemented by the extension with tables generated from the Python
 //! it is built for.
@@ -22,40 +25,46 @@ pub mod search;
 pub mod slice;
 pub mod split;
 pub mod strip;
+pub mod ucs4;
 pub mod unicode;
 
 pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
 pub use length::{inline_str_len, short_str_len, str_len};
 pub use memchr::memmem::Finder;
-pub use pad::{expandtabs, justify, pad_margin, zfill_margin, Justify};
+pub use pad::{expanded_len, expandtabs, fill_char, justify, pad_margin, zfill_margin, Justify};
 pub use partition::{partition, rpartition, Parts};
 pub use predicates::{
     from_view, isalnum, isalpha, isdecimal, isdigit, islower, isnumeric, isspace, istitle, isupper,
     Predicate,
 };
-pub use replace::{replace, replace_with};
+pub use replace::{replace, replace_size, replace_with};
 pub use search::{count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
+pub use ucs4::{ucs4_to_utf8, utf8_to_ucs4};
 pub use unicode::{CaseMapping, UnicodeTables};
 
-/// A bad argument to a kernel, which Python reports as `ValueError`.
+/// A bad argument to a kernel, which Python reports as `ValueError` (a fill character,
+/// as NumPy does, as `TypeError`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgumentError {
     /// `partition` and `rpartition` with an empty separator.
     EmptySeparator,
     /// A slice with step 0.
     ZeroStep,
+    /// A fill character of `center`, `ljust` or `rjust` that is empty or not UTF-8.
+    FillCharacter,
 }
 
 impl std::fmt::Display for ArgumentError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        // Python's own messages.
+        // Python's own messages, and NumPy's for the fill character.
         f.write_str(match self {
             ArgumentError::EmptySeparator => "empty separator",
             ArgumentError::ZeroStep => "slice step cannot be zero",
+            ArgumentError::FillCharacter => "The fill character must be exactly one character long",
         })
     }
 }

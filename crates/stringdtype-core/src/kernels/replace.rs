@@ -6,9 +6,11 @@
 
 use memchr::memmem::Finder;
 
+use super::length::str_len;
+use super::search::count as count_matches;
 use super::unicode::is_continuation;
 use crate::swar;
-use crate::view::View;
+use crate::view::{View, MAX_STRING_LEN};
 
 /// Appends `s.replace(old, new, count)` to `out`; `count < 0` replaces every match.
 /// For one `old` and many strings, prepare a [`Finder`] once and use [`replace_with`].
@@ -18,6 +20,38 @@ pub fn replace(s: &[u8], old: &[u8], new: &[u8], count: i64, out: &mut Vec<u8>) 
     } else {
         replace_with(s, &Finder::new(old), new, count, out);
     }
+}
+
+/// Bound below which [`replace_size`] answers a cheap upper bound of the size, and above
+/// which the exact size (worth one more pass over the string).
+const EXACT_FROM: usize = 1 << 20;
+
+/// The byte length of `s.replace(old, new, count)` or an upper bound of it (exact when
+/// the cheap bound is over [`EXACT_FROM`]), for reserving the result's buffer; `None`
+/// when the result is longer than the largest string.
+#[inline]
+pub fn replace_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
+    // Every match but those of an empty `old` consumes at least one byte.
+    let bound_matches = s.len() + 1;
+    let matches = usize::try_from(count).map_or(bound_matches, |c| c.min(bound_matches));
+    let bound = new.len().saturating_mul(matches).saturating_add(s.len());
+    if bound <= EXACT_FROM {
+        return Some(bound);
+    }
+    exact_size(s, old, new, count)
+}
+
+/// [`replace_size`] when the cheap bound is large: the matches counted.
+#[cold]
+fn exact_size(s: &[u8], old: &[u8], new: &[u8], count: i64) -> Option<usize> {
+    let found = if old.is_empty() {
+        str_len(s) + 1
+    } else {
+        count_matches(s, old, 0, isize::MAX)
+    };
+    let replaced = usize::try_from(count).map_or(found, |c| c.min(found));
+    let size = (s.len() - replaced * old.len()).checked_add(replaced.saturating_mul(new.len()));
+    size.filter(|&size| size <= MAX_STRING_LEN)
 }
 
 /// The most replacements `count` allows.
@@ -168,5 +202,60 @@ mod tests {
             replace_with(s.as_bytes(), &finder, new.as_bytes(), count, &mut out);
             assert_eq!(out, want.as_bytes(), "{s:?} {old:?} {new:?} {count}");
         }
+    }
+
+    /// The reference: the length of Rust's own replacement, which agrees with Python's
+    /// (an empty `old` matches at every code point boundary, both ends included).
+    fn reference_len(s: &str, old: &str, new: &str, count: i64) -> usize {
+        match usize::try_from(count) {
+            Ok(count) => s.replacen(old, new, count).len(),
+            Err(_) => s.replace(old, new).len(),
+        }
+    }
+
+    #[test]
+    fn replace_size_bounds_the_result() {
+        let counts = [0, 1, 2, -1, i64::MIN, i64::MAX];
+        for &(s, old, new, _, _) in CASES {
+            for count in counts {
+                let want = reference_len(s, old, new, count);
+                let got = replace_size(s.as_bytes(), old.as_bytes(), new.as_bytes(), count);
+                let got = got.expect("small");
+                assert!(got >= want, "{s:?} {old:?} {new:?} {count}: {got} < {want}");
+            }
+        }
+    }
+
+    #[test]
+    fn replace_size_is_exact_for_large_results() {
+        // Longer than the bound, so that every size is counted exactly.
+        let long = "ab日😀".repeat(EXACT_FROM / 8);
+        let cases = [
+            ("b", "xyz"),
+            ("日", ""),
+            ("😀", "12345"),
+            ("", "-"),
+            ("zz", "-"),
+        ];
+        for (old, new) in cases {
+            for count in [0, 1, 1000, -1, i64::MAX] {
+                let want = reference_len(&long, old, new, count);
+                let got = replace_size(long.as_bytes(), old.as_bytes(), new.as_bytes(), count);
+                assert_eq!(got, Some(want), "{old:?} {new:?} {count}");
+            }
+        }
+    }
+
+    #[test]
+    fn replace_size_refuses_results_over_the_largest_string() {
+        let s = vec![b'a'; 1 << 20];
+        let new = vec![b'x'; 1 << 12];
+        // 2^20 matches of 4 KiB each: 4 GiB.
+        assert_eq!(replace_size(&s, b"a", &new, -1), None);
+        assert_eq!(replace_size(&s, b"", &new, -1), None);
+        // Within the limit when the count keeps it small, or nothing matches.
+        assert_eq!(replace_size(&s, b"a", &new, 10), Some(s.len() + 10 * 4095));
+        assert_eq!(replace_size(&s, b"b", &new, -1), Some(s.len()));
+        assert_eq!(replace_size(&s, b"a", &new, 0), Some(s.len()));
     }
 }

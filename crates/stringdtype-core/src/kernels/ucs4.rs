@@ -1,0 +1,255 @@
+//! NumPy's fixed-width `U` elements (UCS4 code units) to UTF-8 and back, for the casts.
+//!
+//! An element is a run of code units of four bytes each, in the array's byte order
+//! (`swapped` when it is not the machine's), padded with NUL code units; it comes as
+//! `[[u8; 4]]`, which any alignment of NumPy's data satisfies. ASCII, the common case, is
+//! converted eight code units at a time.
+
+use crate::error::{Error, Result};
+
+/// Code units converted at once (NUL padding, ASCII runs).
+const ASCII_RUN: usize = 8;
+
+/// The code point of `unit`, a code unit of an element in the byte order `swapped` says.
+#[inline(always)]
+fn decode(unit: [u8; 4], swapped: bool) -> u32 {
+    let raw = u32::from_ne_bytes(unit);
+    if swapped {
+        raw.swap_bytes()
+    } else {
+        raw
+    }
+}
+
+/// `code` as a code unit in the byte order `swapped` says.
+#[inline(always)]
+fn encode(code: u32, swapped: bool) -> [u8; 4] {
+    decode(code.to_ne_bytes(), swapped).to_ne_bytes()
+}
+
+/// Appends the UTF-8 encoding of the code units `units` to `out`, without their trailing
+/// NULs (padding, not part of the string). Errors with [`Error::InvalidCodePoint`] for a
+/// surrogate or a code unit over U+10FFFF (`out` then holds the text before it), and with
+/// [`Error::OutOfMemory`] when `out` cannot grow.
+#[inline]
+pub fn ucs4_to_utf8(units: &[[u8; 4]], swapped: bool, out: &mut Vec<u8>) -> Result<()> {
+    // The padding is skipped a run at a time, then code unit by code unit.
+    let mut units = units;
+    while let Some((before, run)) = units.split_last_chunk::<ASCII_RUN>() {
+        if run
+            .iter()
+            .fold(0, |any, &unit| any | u32::from_ne_bytes(unit))
+            != 0
+        {
+            break;
+        }
+        units = before;
+    }
+    let len = units
+        .iter()
+        .rposition(|&unit| u32::from_ne_bytes(unit) != 0)
+        .map_or(0, |last| last + 1);
+    out.try_reserve(4 * len)
+        .map_err(|_| Error::OutOfMemory(4 * len))?;
+    let mut rest = &units[..len];
+    while let Some((&unit, after)) = rest.split_first() {
+        // Runs in the machine's byte order only: the common case, one load each.
+        let run = if swapped {
+            None
+        } else {
+            rest.split_first_chunk::<ASCII_RUN>()
+        };
+        if let Some((run, after)) = run {
+            let run = run.map(u32::from_ne_bytes);
+            if run.iter().fold(0, |any, &code| any | code) < 0x80 {
+                out.extend(run.map(|code| code as u8));
+                rest = after;
+                continue;
+            }
+        }
+        let code = decode(unit, swapped);
+        let c = char::from_u32(code).ok_or(Error::InvalidCodePoint(code))?;
+        let mut buf = [0; 4];
+        for &byte in c.encode_utf8(&mut buf).as_bytes() {
+            out.push(byte);
+        }
+        rest = after;
+    }
+    Ok(())
+}
+
+/// Writes the UTF-8 text `bytes` as code units into the element `units`: cut to its
+/// length, the rest NUL padded. Errors with [`Error::InvalidUtf8`] when the text, from
+/// its first non-ASCII byte among those that fit, is not UTF-8 (the error's positions
+/// count from that byte); `units` then holds the ASCII before it.
+#[inline]
+pub fn utf8_to_ucs4(bytes: &[u8], swapped: bool, units: &mut [[u8; 4]]) -> Result<()> {
+    let fits = units.len().min(bytes.len());
+    // ASCII is widened a run at a time, then byte by byte, up to the first non-ASCII
+    // byte; only the rest is validated and decoded.
+    let mut at = 0; // code units written, and bytes read (all ASCII so far)
+    while at + ASCII_RUN <= fits {
+        let run: [u8; ASCII_RUN] = bytes[at..at + ASCII_RUN].try_into().expect("a run");
+        if u64::from_ne_bytes(run) & 0x8080_8080_8080_8080 != 0 {
+            break;
+        }
+        let wide: &mut [[u8; 4]; ASCII_RUN] =
+            (&mut units[at..at + ASCII_RUN]).try_into().expect("a run");
+        *wide = run.map(|byte| encode(u32::from(byte), swapped));
+        at += ASCII_RUN;
+    }
+    while at < fits && bytes[at].is_ascii() {
+        units[at] = encode(u32::from(bytes[at]), swapped);
+        at += 1;
+    }
+    let mut written = at;
+    if at < fits {
+        let rest = std::str::from_utf8(&bytes[at..]).map_err(Error::InvalidUtf8)?;
+        for (unit, c) in units[at..].iter_mut().zip(rest.chars()) {
+            *unit = encode(c as u32, swapped);
+            written += 1;
+        }
+    }
+    units[written..].fill([0; 4]);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `codes` as an element of `width` code units, NUL padded.
+    fn element(codes: &[u32], width: usize, swapped: bool) -> Vec<[u8; 4]> {
+        let mut units: Vec<[u8; 4]> = codes.iter().map(|&c| encode(c, swapped)).collect();
+        units.resize(width, [0; 4]);
+        units
+    }
+
+    fn to_utf8(units: &[[u8; 4]], swapped: bool) -> Result<String> {
+        let mut out = b"<".to_vec();
+        ucs4_to_utf8(units, swapped, &mut out)?;
+        assert_eq!(out[0], b'<', "the kernel appends to the buffer");
+        Ok(String::from_utf8(out[1..].to_vec()).expect("UTF-8"))
+    }
+
+    /// The reference: every code point but the trailing NULs, by `char::from_u32`.
+    fn reference_utf8(codes: &[u32]) -> Option<String> {
+        let len = codes
+            .iter()
+            .rposition(|&c| c != 0)
+            .map_or(0, |last| last + 1);
+        codes[..len].iter().map(|&c| char::from_u32(c)).collect()
+    }
+
+    const TEXTS: &[&str] = &[
+        "",
+        "a",
+        "abcdefg",
+        "abcdefgh",
+        "abcdefghi",
+        "abcdefghijklmnopq",
+        "é",
+        "abcdefgé",
+        "abcdefghé",
+        "é€😀",
+        "日本語のテキスト、とても長い",
+        "😀😀😀😀😀😀😀😀😀",
+        "a\0b",
+        "\0\0x",
+        "ascii then 😀 and more ascii text",
+    ];
+
+    #[test]
+    fn ucs4_to_utf8_matches_reference() {
+        for text in TEXTS {
+            let codes: Vec<u32> = text.chars().map(u32::from).collect();
+            for pad in [0, 1, 7, 8, 9, 17] {
+                for swapped in [false, true] {
+                    let units = element(&codes, codes.len() + pad, swapped);
+                    let want = reference_utf8(&codes).expect("valid");
+                    let got = to_utf8(&units, swapped).expect("valid");
+                    assert_eq!(got, want, "{text:?} pad {pad} swapped {swapped}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ucs4_to_utf8_trims_only_trailing_nuls() {
+        assert_eq!(to_utf8(&[], false).unwrap(), "");
+        assert_eq!(to_utf8(&element(&[], 20, false), false).unwrap(), "");
+        let codes = [0, 0, 0x61, 0, 0x62];
+        assert_eq!(
+            to_utf8(&element(&codes, 30, true), true).unwrap(),
+            "\0\0a\0b"
+        );
+    }
+
+    #[test]
+    fn ucs4_to_utf8_refuses_invalid_code_points() {
+        for bad in [0xD800, 0xDFFF, 0x11_0000, u32::MAX] {
+            for before in [0, 3, 8, 9] {
+                let mut codes = vec![u32::from(b'a'); before];
+                codes.push(bad);
+                codes.push(u32::from(b'z'));
+                assert_eq!(reference_utf8(&codes), None);
+                for swapped in [false, true] {
+                    let units = element(&codes, codes.len() + 2, swapped);
+                    let mut out = Vec::new();
+                    let err = ucs4_to_utf8(&units, swapped, &mut out);
+                    assert_eq!(err, Err(Error::InvalidCodePoint(bad)), "{bad:#x} {before}");
+                    assert_eq!(out, vec![b'a'; before], "the text before the bad unit");
+                }
+            }
+        }
+        let message = Error::InvalidCodePoint(0xD800).to_string();
+        assert_eq!(message, "Invalid unicode code point found");
+    }
+
+    /// The reference: the code points that fit, then NULs.
+    fn reference_ucs4(text: &str, width: usize) -> Vec<u32> {
+        let mut codes: Vec<u32> = text.chars().map(u32::from).take(width).collect();
+        codes.resize(width, 0);
+        codes
+    }
+
+    #[test]
+    fn utf8_to_ucs4_matches_reference() {
+        for text in TEXTS {
+            let len = text.chars().count();
+            for width in [0, 1, len.saturating_sub(1), len, len + 1, len + 9] {
+                for swapped in [false, true] {
+                    // A dirty element: every unit must be written.
+                    let mut units = vec![[0xee; 4]; width];
+                    utf8_to_ucs4(text.as_bytes(), swapped, &mut units).expect("valid");
+                    let got: Vec<u32> = units.iter().map(|&u| decode(u, swapped)).collect();
+                    let want = reference_ucs4(text, width);
+                    assert_eq!(got, want, "{text:?} width {width} swapped {swapped}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_to_ucs4_validates_from_the_first_non_ascii_byte() {
+        let mut units = vec![[0; 4]; 6];
+        let err = utf8_to_ucs4(b"abc\xff", false, &mut units).unwrap_err();
+        // The position counts from the first non-ASCII byte, as the cast always reported.
+        assert_eq!(
+            err.to_string(),
+            "invalid utf-8 sequence of 1 bytes from index 0"
+        );
+        let err = utf8_to_ucs4(b"a\xc3\xa9\xe6\x97", false, &mut units).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "incomplete utf-8 byte sequence from index 2"
+        );
+        // Bytes past the first non-ASCII one are validated even beyond the element...
+        let mut short = vec![[0; 4]; 2];
+        let err = utf8_to_ucs4(b"a\xc3\xa9\xff", false, &mut short);
+        assert!(matches!(err, Err(Error::InvalidUtf8(_))));
+        // ...but an element filled by ASCII reads no further.
+        utf8_to_ucs4(b"ab\xff", false, &mut short).expect("the element holds ASCII");
+        assert_eq!(short, [encode(0x61, false), encode(0x62, false)]);
+    }
+}
