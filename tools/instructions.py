@@ -14,7 +14,9 @@ of this package once to warm up and once counted, zeroing callgrind's counters b
 the counted call and writing them out after it, through callgrind's client requests
 (a three-line C helper, built with ``cc`` against valgrind's header). A count covers
 the whole call, NumPy's and Python's share included, as a benchmark time does, except
-freeing the result. ``--compare`` prints the ratio of each row.
+freeing the result. The package runs on one thread (``STRINGDTYPE_NUM_THREADS=1`` unless
+the environment sets it), so that a count is the one thread's work. ``--compare`` prints
+the ratio of each row.
 
 Instructions are not time: cache misses and page faults cost no instructions. Use the
 counts to tell a real change from noise, and the benchmark for the times.
@@ -124,7 +126,14 @@ def count(dataset: str, scale: float, ops: list[str] | None) -> dict[str, float]
         ]
         if ops:
             command += ["--ops", ",".join(ops)]
-        env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "INSTRUCTIONS_HELPER": helper}
+        # One thread, the package's too: the counts are those of the calling thread's
+        # work, which a split call would spread over threads callgrind adds together.
+        env = {
+            "STRINGDTYPE_NUM_THREADS": "1",
+            **os.environ,
+            "OPENBLAS_NUM_THREADS": "1",
+            "INSTRUCTIONS_HELPER": helper,
+        }
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
         n = json.loads(result.stdout.strip().splitlines()[-1])["n"]
         totals = dict(dumped(p) for p in glob.glob(out + ".*"))

@@ -68,7 +68,7 @@ pub fn values_out<T: Value>(
     out: Values<T>,
     element: impl Fn(Elem) -> PyResult<T> + Sync,
 ) -> PyResult<()> {
-    in_parts(elems, out, |part| {
+    in_parts(elems, out, move |part| {
         for e in part {
             out.set(e, element(e)?);
         }

@@ -135,20 +135,34 @@ fn pool(threads: usize) -> Option<Arc<ThreadPool>> {
 /// than one thread is allowed. `body(part)` computes and writes the elements of `part`
 /// and nothing else, and reads no output element it has not written (an element's
 /// inputs may be its own output element, as in an in-place call).
+///
+/// `body` should be a `move` closure holding its operands (views, kernels' parameters)
+/// by value: the calling thread then runs it on its own copy ([`on_this_thread`]), whose
+/// fields the compiler keeps in registers across the loop. Operands captured by
+/// reference are reread from memory after every output element written, since the
+/// parallel half's use of `body` lets other code see them.
 #[inline(always)]
-pub fn in_parts<T: Value>(
-    elems: Elems,
-    out: Values<T>,
-    body: impl Fn(Elems) -> PyResult<()> + Sync,
-) -> PyResult<()> {
+pub fn in_parts<T: Value, F>(elems: Elems, out: Values<T>, body: F) -> PyResult<()>
+where
+    F: Fn(Elems) -> PyResult<()> + Sync,
+{
     if elems.len() < MIN_ELEMENTS.load(Ordering::Relaxed) {
-        return body(elems);
+        return on_this_thread(elems, body);
     }
     let threads = threads();
     if threads < 2 {
-        return body(elems);
+        return on_this_thread(elems, body);
     }
     parallel(elems, out, threads, &body)
+}
+
+/// The loop of [`in_parts`] on the calling thread. A function of its own, taking `body`
+/// by value: the compiler knows that nothing else reaches this copy of it (the one the
+/// parallel half borrows is another), so the loop's operands stay in registers (one
+/// thread's instruction counts rose by up to 76 % while the two halves shared `body`).
+#[inline(never)]
+fn on_this_thread<F: Fn(Elems) -> PyResult<()>>(elems: Elems, body: F) -> PyResult<()> {
+    body(elems)
 }
 
 /// What a worker leaves of its part: its result, and the part's old output bytes.

@@ -88,7 +88,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     }
     if scalar.is_inline() {
         let wanted = scalar.as_u128();
-        loops::in_parts(args.elements(), out, |part| {
+        loops::in_parts(args.elements(), out, move |part| {
             for e in part {
                 out.set(e, (a.view(e).as_u128() == wanted) != ne);
             }
@@ -99,7 +99,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
     let key = scalar.len_and_prefix();
-    loops::in_parts(args.elements(), out, |part| {
+    loops::in_parts(args.elements(), out, move |part| {
         for e in part {
             // Length and prefix decide almost every element; the bytes are read out of line.
             let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;
@@ -131,10 +131,12 @@ ufunc_loop!(compare_loop[O: ComparisonOp], 3, |args| {
     let message = || {
         format!(
             "'{}' not supported for null values that are not nan-like or strings.",
-            op.name()
+            O::OP.name()
         )
     };
-    loops::in_parts(args.elements(), out, |part| {
+    loops::in_parts(args.elements(), out, move |part| {
+        // The comparison as a constant, not a captured value: the loop is compiled for it.
+        let op = O::OP;
         for e in part {
             let (x, y) = (a.view(e), b.view(e));
             let result = if !x.is_na() && !y.is_na() {
@@ -284,7 +286,7 @@ ufunc_loop!(str_len_loop, 2, |args| {
     // output's elements of the batch as they were, never a count of the wrong kind. A
     // batch after one of mostly long strings (every string of the medium set) goes
     // element by element.
-    loops::in_parts(args.elements(), out, |part| {
+    loops::in_parts(args.elements(), out, move |part| {
         let mut lens = [0usize; BATCH];
         let mut others = [0u8; BATCH];
         let mut mixed = true;
@@ -345,7 +347,7 @@ fn str_len_of_string(view: View, arena: &Arena, missing: &Missing) -> PyResult<u
 ufunc_loop!(isnan_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<bool>(1));
     let nan_like = propagates(&strings.state().na);
-    values_out(args.elements(), out, |e| {
+    values_out(args.elements(), out, move |e| {
         Ok(nan_like && strings.view(e).is_na())
     })
 });
@@ -376,7 +378,7 @@ ufunc_loop!(str_len_nan_loop, 2, |args| {
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::STR_LEN, "");
     let locks = ArenaLocks::reading(&[&state.arena]);
-    values_out(args.elements(), out, |e| {
+    values_out(args.elements(), out, move |e| {
         let view = strings.view(e);
         match missing.operand(&view, locks.get(0))? {
             Some(s) => Ok(kernels::str_len(s) as f64),
@@ -387,5 +389,5 @@ ufunc_loop!(str_len_nan_loop, 2, |args| {
 
 ufunc_loop!(isna_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<bool>(1));
-    values_out(args.elements(), out, |e| Ok(strings.view(e).is_na()))
+    values_out(args.elements(), out, move |e| Ok(strings.view(e).is_na()))
 });

@@ -103,7 +103,7 @@ ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
 ufunc_loop!(nbytes_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<i64>(1));
     let missing = missing::rule(&strings.state().na, ops::ENCODE, "");
-    values_out(args.elements(), out, |e| {
+    values_out(args.elements(), out, move |e| {
         let view = strings.view(e);
         // The length is in the view: no arena is needed.
         match view.is_na() {

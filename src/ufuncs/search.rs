@@ -88,7 +88,7 @@ ufunc_loop!(predicate_loop[P: PredicateOp], 2, |args| {
     let missing = missing::rule(&state.na, ops::PREDICATE, P::NAME);
     let locks = ArenaLocks::reading(&[&state.arena]);
     let tables = tables();
-    values_out(args.elements(), out, |e| {
+    values_out(args.elements(), out, move |e| {
         let view = strings.view(e);
         match kernels::from_view(view, P::VIEW) {
             Some(result) => Ok(result),
@@ -185,19 +185,20 @@ where
     let (starts, ends) = (args.counts(2), args.counts(3));
     let (sa, sb) = (haystacks.state(), needles.state());
     let locks = ArenaLocks::reading(&[&sa.arena, &sb.arena]);
+    let (arena_a, arena_b) = (locks.get(0), locks.get(1));
     // A needle with stride 0 is the same for every element: prepare it once.
     let scalar = needles.scalar();
     let fixed = match &scalar {
         Some(view) => {
-            let bytes = missing.operand(view, locks.get(1))?;
+            let bytes = missing.operand(view, arena_b)?;
             Some(Needle::new(bytes.unwrap_or(b"")))
         }
         None => None,
     };
-    values_out(args.elements(), out, |e| {
+    values_out(args.elements(), out, move |e| {
         let (a, b) = (haystacks.view(e), needles.view(e));
-        let haystack = missing.operand(&a, locks.get(0))?;
-        let needle = missing.operand(&b, locks.get(1))?;
+        let haystack = missing.operand(&a, arena_a)?;
+        let needle = missing.operand(&b, arena_b)?;
         match (haystack, needle) {
             (Some(haystack), Some(needle)) => {
                 let (start, end) = (clamp(starts.get(e)), clamp(ends.get(e)));
@@ -283,13 +284,15 @@ fn byte_search_from_views<S: SearchOp, R: CountValue>(args: &Args) -> PyResult<b
     let Some(bytes) = scalar.inline_bytes().filter(|bytes| bytes.len() <= 1) else {
         return Ok(false);
     };
-    // `find`/`index` of "" over a whole string is 0, whatever the string.
-    let zero = bytes.is_empty() && !S::LAST && !S::COUNTS;
+    let empty = bytes.is_empty();
     let needle = Needle::new(bytes);
     let (strings, out) = (args.strings(0), args.values::<R>(4));
     let missing = search_rule(args, ops::SEARCH, S::NAME);
     let locks = ArenaLocks::reading(&[&strings.state().arena]);
-    in_parts(args.elements(), out, |part| {
+    in_parts(args.elements(), out, move |part| {
+        // `find`/`index` of "" over a whole string is 0, whatever the string. Decided
+        // here, where `S` makes it a constant for the other searches.
+        let zero = empty && !S::LAST && !S::COUNTS;
         for e in part {
             let view = strings.view(e);
             let result = if zero && !view.is_na() {
@@ -352,7 +355,7 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::TAILMATCH, name);
     let locks = ArenaLocks::reading(&[&state.arena]);
-    in_parts(args.elements(), out, |part| {
+    in_parts(args.elements(), out, move |part| {
         for e in part {
             let view = strings.view(e);
             let result = if view.is_na() {
