@@ -69,13 +69,7 @@ _index_nan: np.ufunc
 _rindex_nan: np.ufunc
 _count_nan: np.ufunc
 
-# Only under a NumPy that lacks NumPy's ufunc of that name (before 2.1; _slice before 2.3).
-_center: np.ufunc
-_ljust: np.ufunc
-_rjust: np.ufunc
-_zfill: np.ufunc
-_partition: np.ufunc
-_rpartition: np.ufunc
+# Only under a NumPy that lacks NumPy's ufunc of that name (_slice before 2.3).
 _slice: np.ufunc
 
 # Regular expressions (see stringdtype.regex, which makes and caches the programs).

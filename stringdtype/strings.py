@@ -8,9 +8,9 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
   mappings from the running interpreter's database, ASCII fast path);
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
 * everything else is ``np.strings``' own function, which already runs this package's
-  loops; where the running NumPy lacks the ufunc behind one (``center ljust rjust zfill
-  partition rpartition`` before NumPy 2.1, ``slice`` before 2.3), NumPy 2.4's function on
-  a ufunc of this package's takes its place, so every name works on every NumPy.
+  loops; where the running NumPy lacks the ufunc behind one (``slice`` before NumPy 2.3),
+  NumPy 2.4's function on a ufunc of this package's takes its place, so every name works
+  on every NumPy.
 
 Python ``str`` operands keep every character: when a StringDType array takes part, the
 functions here turn ``str`` arguments (the other operand of a comparison or of ``add``,

@@ -10,7 +10,7 @@ from conftest import package_only
 pytestmark = package_only
 
 # Ufuncs the package makes only where the running NumPy lacks NumPy's own.
-ONLY_ON_OLD_NUMPY = {"_center", "_ljust", "_rjust", "_zfill", "_partition", "_rpartition", "_slice"}
+ONLY_ON_OLD_NUMPY = {"_slice"}
 
 
 def stub_path():

@@ -1,6 +1,5 @@
 //! The package's own ufuncs for the private string ufuncs that an older NumPy lacks
-//! (`_center`, `_ljust`, `_rjust`, `_zfill`, `_partition`, `_rpartition` before 2.1,
-//! `_slice` before 2.3: see `numpy_version`). Each gets the name, operands and loops of
+//! (`_slice` before 2.3: see `numpy_version`). Each gets the name, operands and loops of
 //! NumPy's ufunc and is added to `stringdtype._core`, where `stringdtype.strings` finds it.
 
 use std::ffi::{c_int, CStr};
@@ -10,15 +9,8 @@ use pyo3::prelude::*;
 use super::registry::{new_ufunc, register_on, LoopDef};
 
 /// Name, number of inputs and docstring of each ufunc that may be missing.
-const MAY_BE_MISSING: [(&CStr, c_int, &CStr); 7] = [
-    (c"_center", 3, c"Element-wise str.center."),
-    (c"_ljust", 3, c"Element-wise str.ljust."),
-    (c"_rjust", 3, c"Element-wise str.rjust."),
-    (c"_zfill", 2, c"Element-wise str.zfill."),
-    (c"_partition", 2, c"Element-wise str.partition."),
-    (c"_rpartition", 2, c"Element-wise str.rpartition."),
-    (c"_slice", 4, c"Element-wise a[start:stop:step]."),
-];
+const MAY_BE_MISSING: [(&CStr, c_int, &CStr); 1] =
+    [(c"_slice", 4, c"Element-wise a[start:stop:step].")];
 
 /// Registers each of `defs` on a ufunc of the package's own with its ufunc's name,
 /// creating that ufunc (and adding it to `module`) on its first loop.
@@ -34,7 +26,7 @@ pub fn add_missing(
                 let (name, nin, doc) = MAY_BE_MISSING
                     .into_iter()
                     .find(|(name, _, _)| name.to_bytes() == def.ufunc.as_bytes())
-                    .unwrap_or_else(|| panic!("NumPy 2.0 has the ufunc {}", def.ufunc));
+                    .unwrap_or_else(|| panic!("NumPy 2.2 has the ufunc {}", def.ufunc));
                 let nout = def.dtypes.len() as c_int - nin;
                 let ufunc = new_ufunc(py, name, doc, nin, nout)?;
                 module.add(def.ufunc, &ufunc)?;
