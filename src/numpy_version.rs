@@ -6,7 +6,7 @@
 //! release (2.0.2, 2.1.3, 2.2.6, 2.3.5, 2.4.6, 2.5.5):
 //!
 //! - **2.3** added the private ufunc `_slice` (and `np.strings.slice`); below it the
-//!   package creates a ufunc of its own under that name (see `ufuncs::own`), which
+//!   package creates a ufunc of its own under that name (see `ufuncs::catalog`), which
 //!   `stringdtype.strings` uses. It also made a float64 NaN cast to a StringDType whose
 //!   `na_object` is NaN-like the missing value (before: the string `"nan"`;
 //!   `np.full(n, np.nan, dtype=...)` goes through that cast).
@@ -104,10 +104,6 @@ pub enum InvalidUtf8 {
     TypeError,
 }
 
-/// The private ufuncs of `numpy._core.umath` that `np.strings` dispatches to and that not
-/// every supported release has, with the release that added them.
-const PRIVATE_UFUNCS_SINCE: [(&str, Release); 1] = [("_slice", (2, 3))];
-
 /// Everything the package does differently depending on the running NumPy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -174,13 +170,10 @@ impl Rules {
         }
     }
 
-    /// Whether `numpy._core.umath` has the ufunc `name` (every name outside
-    /// [`PRIVATE_UFUNCS_SINCE`] exists in every supported NumPy).
-    pub fn numpy_has_ufunc(&self, name: &str) -> bool {
-        PRIVATE_UFUNCS_SINCE
-            .iter()
-            .find(|(ufunc, _)| *ufunc == name)
-            .is_none_or(|&(_, since)| self.release >= since)
+    /// Whether the running NumPy is `release` or newer (for what a release added, such as
+    /// the private ufuncs of `ufuncs::catalog`).
+    pub fn at_least(&self, release: Release) -> bool {
+        self.release >= release
     }
 
     /// The `TypeError` message of a cast from StringDType to the structured or subarray

@@ -12,10 +12,9 @@ import numpy as np
 from . import _core
 from ._core import StringDType
 
-# Which function needs which ufunc.
-_UFUNCS = {
-    "slice": "_slice",
-}
+# Which function needs which ufunc: the ufuncs of the catalog that NumPy added late, each
+# the name of its function with a leading underscore.
+_UFUNCS = {name[1:]: name for name, since, *_ in _core._catalog() if since is not None}
 
 
 def needed():
