@@ -16,10 +16,11 @@ The JSON document (``"schema": "stringdtype-bench/1"``)::
       "created": "2025-01-01T00:00:00+00:00",
       "machine": {"python", "platform", "numpy", "pyarrow", "polars",
                   "stringdtype", "cpu", "cores"},        # versions are str or null
-      "config": {"quick", "repeat", "budget_s", "seed", "argv",
-                 "pyarrow_string_view_functions"},
+      "config": {"quick", "scale", "threads", "repeat", "budget_s", "seed", "argv",
+                 "pyarrow_string_view_functions"},     # threads: [n, ...] or null
       "baseline": "numpy",
-      "contestants": {key: {"label", "available", "note"}},
+      "contestants": {key: {"label", "available", "note", "threads"}},
+                                  # key "stringdtype@2": 2 threads (--threads); else null
       "ops": [op, ...],                                   # in table order
       "datasets": {
         name: {

@@ -5,15 +5,13 @@
 //! `from_arrow(obj)` imports any object with `__arrow_c_array__` or
 //! `__arrow_c_stream__`. The C Data Interface work lives in `stringdtype_core::arrow`;
 //! this file moves structs in and out of capsules, reads and fills NumPy arrays with the
-//! GIL released, and turns `ArrowError`s into Python exceptions.
+//! GIL released; `ArrowError`s become Python exceptions through `crate::error`.
 
-use std::ffi::{CStr, CString};
+use std::ffi::CStr;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::ptr::NonNull;
 
-use pyo3::exceptions::{
-    PyMemoryError, PyOverflowError, PyTypeError, PyUnicodeDecodeError, PyValueError,
-};
+use pyo3::exceptions::PyTypeError;
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
@@ -21,69 +19,15 @@ use stringdtype_core::arrow::{
     check_schema, export_schema, export_views, import_array_into, ArrowArray, ArrowArrayStream,
     ArrowError, ArrowSchema, ArrowStreamReader, SharedArray,
 };
-use stringdtype_core::{Arena, Error, View};
+use stringdtype_core::{Arena, View};
 
 use crate::descr::{self, StringDescr};
+use crate::error::{CoreResultExt, ToPyErr};
 use crate::ndarray::{array_from_views, install, new_array, Elements, Views};
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
 const ARRAY_CAPSULE: &CStr = c"arrow_array";
 const STREAM_CAPSULE: &CStr = c"arrow_array_stream";
-
-/// `ENOMEM`, the error code a C stream returns when it ran out of memory.
-const ENOMEM: i32 = 12;
-
-// ------------------------------------------------------------------------------ errors
-
-/// Converts an Arrow error into the Python exception users see.
-fn to_py(py: Python<'_>, err: ArrowError) -> PyErr {
-    match &err {
-        ArrowError::UnsupportedFormat(_) => PyTypeError::new_err(err.to_string()),
-        ArrowError::InvalidUtf8 { index, bytes } => unicode_error(py, *index, bytes),
-        ArrowError::UnexpectedNull { .. } => PyValueError::new_err(format!(
-            "{err}; pass na_object=... to from_arrow to keep nulls as missing values"
-        )),
-        ArrowError::Element {
-            error: Error::StringTooLong(_),
-            ..
-        } => PyOverflowError::new_err(err.to_string()),
-        ArrowError::Element {
-            error: Error::OutOfMemory(_) | Error::ArenaFull(_),
-            ..
-        } => PyMemoryError::new_err(err.to_string()),
-        ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(err.to_string()),
-        _ => PyValueError::new_err(err.to_string()),
-    }
-}
-
-/// A `UnicodeDecodeError` whose object is element `index`'s bytes up to the end of its
-/// first invalid sequence, and whose reason names the element.
-fn unicode_error(py: Python<'_>, index: usize, bytes: &[u8]) -> PyErr {
-    let (start, end, what) = match std::str::from_utf8(bytes) {
-        Ok(_) => (0, bytes.len(), "invalid data"),
-        Err(error) => {
-            let start = error.valid_up_to();
-            match error.error_len() {
-                None => (start, bytes.len(), "unexpected end of data"),
-                Some(len) if is_start_byte(bytes[start]) => {
-                    (start, start + len, "invalid continuation byte")
-                }
-                Some(len) => (start, start + len, "invalid start byte"),
-            }
-        }
-    };
-    let reason = format!("{what} in element {index} of the Arrow array");
-    let reason = CString::new(reason).expect("no NUL in the message");
-    match PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason) {
-        Ok(exc) => PyErr::from_value(exc.into_any()),
-        Err(err) => err,
-    }
-}
-
-/// Whether `byte` can start a multi-byte UTF-8 sequence.
-fn is_start_byte(byte: u8) -> bool {
-    (0xC2..=0xF4).contains(&byte)
-}
 
 // ---------------------------------------------------------------------------- capsules
 
@@ -242,8 +186,8 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
             Views::Strided(views) => export_views(views, &arena),
         }
     });
-    let exported = exported.map_err(|err| to_py(py, err))?;
-    let array = SharedArray::new(exported).map_err(|err| to_py(py, err))?;
+    let exported = exported.py()?;
+    let array = SharedArray::new(exported).py()?;
     Ok(ArrowStringViewArray { array })
 }
 
@@ -286,14 +230,14 @@ fn import_one<'py>(
     array: ArrowArray,
     allow_na: bool,
 ) -> PyResult<Bound<'py, PyAny>> {
-    check_schema(&schema).map_err(|err| to_py(py, err))?;
+    check_schema(&schema).py()?;
     let length = usize::try_from(array.len())
         .ok()
         .filter(|&n| n <= isize::MAX as usize / 16);
     let Some(length) = length else {
         // The import names what is wrong with the length before allocating.
         let err = import_array_into(schema, array, &mut [], &mut Arena::new(), allow_na);
-        return Err(to_py(py, err.expect_err("a bad length is an error")));
+        return Err(err.expect_err("a bad length is an error").to_py());
     };
     let (out, data) = new_array(py, descr, length)?;
     let imported = py.detach(move || {
@@ -316,7 +260,7 @@ fn import_one<'py>(
             }
         }
     });
-    install(descr, imported.map_err(|err| to_py(py, err))?);
+    install(descr, imported.py()?);
     Ok(out)
 }
 
@@ -332,9 +276,9 @@ fn import_stream<'py>(
         let reader = ArrowStreamReader::new(stream)?;
         let mut arena = Arena::new();
         let views = reader.read_all(&mut arena, allow_na)?;
-        Ok((views, arena))
+        Ok::<_, ArrowError>((views, arena))
     });
-    let (views, arena) = imported.map_err(|err| to_py(py, err))?;
+    let (views, arena) = imported.py()?;
     array_from_views(py, descr, &views, arena)
 }
 

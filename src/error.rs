@@ -1,31 +1,131 @@
 //! Errors at the C boundary: every `extern "C"` callback runs its body through one of
 //! these guards, which catch panics and turn errors into Python exceptions.
+//!
+//! The one bridge from the core crate's errors to Python's exceptions is here: each
+//! error type of the core ([`Error`], [`ArgumentError`], [`ArrowError`],
+//! [`PatternError`]) names its exception in [`ToPyErr`], and every caller converts with
+//! `.py()` ([`CoreResultExt`]), whatever the type.
 
 use std::any::Any;
+use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use pyo3::exceptions::{PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyValueError};
+use pyo3::exceptions::{
+    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeDecodeError,
+    PyValueError,
+};
 use pyo3::prelude::*;
+use stringdtype_core::arrow::ArrowError;
+use stringdtype_core::kernels::ArgumentError;
+use stringdtype_core::regex::PatternError;
 use stringdtype_core::Error;
 
+/// `ENOMEM`, the error code an Arrow C stream returns when it ran out of memory.
+const ENOMEM: i32 = 12;
+
+/// An error of the core crate as the Python exception users see.
+pub trait ToPyErr {
+    fn to_py(self) -> PyErr;
+}
+
 /// Converts an error of the pure layers into the Python exception users see.
-pub fn to_py(err: Error) -> PyErr {
-    match err {
-        Error::StringTooLong(_) => PyOverflowError::new_err(err.to_string()),
-        Error::CorruptView(_) | Error::InvalidUtf8(_) => PyValueError::new_err(err.to_string()),
-        Error::InvalidCodePoint(_) => PyTypeError::new_err(err.to_string()),
-        Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(err.to_string()),
+pub fn to_py(err: impl ToPyErr) -> PyErr {
+    err.to_py()
+}
+
+impl ToPyErr for Error {
+    fn to_py(self) -> PyErr {
+        match self {
+            Error::StringTooLong(_) => PyOverflowError::new_err(self.to_string()),
+            Error::CorruptView(_) | Error::InvalidUtf8(_) => PyValueError::new_err(self.to_string()),
+            Error::InvalidCodePoint(_) => PyTypeError::new_err(self.to_string()),
+            Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(self.to_string()),
+        }
     }
 }
 
-/// `result.map_err(to_py)` in method form.
+impl ToPyErr for ArgumentError {
+    /// Python's `ValueError` for a bad argument (as `str.partition("")` raises), NumPy's
+    /// `TypeError` for a bad fill character.
+    fn to_py(self) -> PyErr {
+        match self {
+            ArgumentError::FillCharacter => PyTypeError::new_err(self.to_string()),
+            ArgumentError::EmptySeparator | ArgumentError::ZeroStep => {
+                PyValueError::new_err(self.to_string())
+            }
+        }
+    }
+}
+
+impl ToPyErr for PatternError {
+    fn to_py(self) -> PyErr {
+        PyValueError::new_err(self.to_string())
+    }
+}
+
+impl ToPyErr for ArrowError {
+    fn to_py(self) -> PyErr {
+        match &self {
+            ArrowError::UnsupportedFormat(_) => PyTypeError::new_err(self.to_string()),
+            ArrowError::InvalidUtf8 { index, bytes } => unicode_error(*index, bytes),
+            ArrowError::UnexpectedNull { .. } => PyValueError::new_err(format!(
+                "{self}; pass na_object=... to from_arrow to keep nulls as missing values"
+            )),
+            ArrowError::Element {
+                error: Error::StringTooLong(_),
+                ..
+            } => PyOverflowError::new_err(self.to_string()),
+            ArrowError::Element {
+                error: Error::OutOfMemory(_) | Error::ArenaFull(_),
+                ..
+            } => PyMemoryError::new_err(self.to_string()),
+            ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(self.to_string()),
+            _ => PyValueError::new_err(self.to_string()),
+        }
+    }
+}
+
+/// A `UnicodeDecodeError` whose object is element `index`'s bytes up to the end of its
+/// first invalid sequence, and whose reason names the element (of an Arrow array).
+fn unicode_error(index: usize, bytes: &[u8]) -> PyErr {
+    let (start, end, what) = match std::str::from_utf8(bytes) {
+        Ok(_) => (0, bytes.len(), "invalid data"),
+        Err(error) => {
+            let start = error.valid_up_to();
+            match error.error_len() {
+                None => (start, bytes.len(), "unexpected end of data"),
+                Some(len) if is_start_byte(bytes[start]) => {
+                    (start, start + len, "invalid continuation byte")
+                }
+                Some(len) => (start, start + len, "invalid start byte"),
+            }
+        }
+    };
+    let reason = format!("{what} in element {index} of the Arrow array");
+    let reason = CString::new(reason).expect("no NUL in the message");
+    // Arrow's conversions run attached to the interpreter (they make arrays).
+    Python::attach(
+        |py| match PyUnicodeDecodeError::new(py, c"utf-8", bytes, start..end, &reason) {
+            Ok(exc) => PyErr::from_value(exc.into_any()),
+            Err(err) => err,
+        },
+    )
+}
+
+/// Whether `byte` can start a multi-byte UTF-8 sequence.
+fn is_start_byte(byte: u8) -> bool {
+    (0xC2..=0xF4).contains(&byte)
+}
+
+/// `result.map_err(to_py)` in method form, for every error type of the core.
 pub trait CoreResultExt<T> {
     fn py(self) -> PyResult<T>;
 }
 
-impl<T> CoreResultExt<T> for Result<T, Error> {
+impl<T, E: ToPyErr> CoreResultExt<T> for Result<T, E> {
+    #[inline]
     fn py(self) -> PyResult<T> {
-        self.map_err(to_py)
+        self.map_err(ToPyErr::to_py)
     }
 }
 

@@ -18,7 +18,7 @@ use pyo3::types::PyString;
 use stringdtype_core::fork::Session;
 use stringdtype_core::regex::{Flags, Pattern, PatternError, SubError, Template, UnicodeClasses};
 
-use crate::error::{attach, CoreResultExt};
+use crate::error::{attach, CoreResultExt, ToPyErr};
 use crate::unicode::tables;
 
 /// What a program computes for each string.
@@ -238,9 +238,7 @@ impl RegexProgram {
         let mut engine = match Pattern::new(pattern, flags, classes()) {
             Ok(engine) => Some(engine),
             Err(PatternError::Unsupported { .. }) => None,
-            Err(err @ PatternError::TooLarge { .. }) => {
-                return Err(PyValueError::new_err(err.to_string()));
-            }
+            Err(err @ PatternError::TooLarge { .. }) => return Err(err.to_py()),
         };
         let op = match op {
             "search" => Op::Search,

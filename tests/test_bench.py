@@ -68,6 +68,8 @@ def test_document_structure(tiny_run):
     }
     assert set(doc["config"]) == {
         "quick",
+        "scale",
+        "threads",
         "repeat",
         "budget_s",
         "seed",
@@ -75,6 +77,8 @@ def test_document_structure(tiny_run):
         "pyarrow_string_view_functions",
     }
     assert doc["config"]["quick"] is True
+    assert doc["config"]["scale"] == 0.01
+    assert doc["config"]["threads"] is None
     assert doc["config"]["repeat"] == 1
     assert doc["baseline"] == "numpy"
     assert list(doc["contestants"]) == ALWAYS + OPTIONAL
@@ -178,6 +182,7 @@ LAYERS = [
     "regex_ops",
     "operations",
     "timing",
+    "threads",
     "runner",
     "report",
     "pandas_ops",

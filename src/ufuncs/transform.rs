@@ -6,12 +6,13 @@
 //! string are checked before anything is allocated, so an absurd width or count is an
 //! `OverflowError`, not an allocation failure.
 
-use pyo3::exceptions::{PyOverflowError, PyTypeError, PyValueError};
+use pyo3::exceptions::{PyOverflowError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, CharSet, Finder, Justify, Separator, Side};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
+use crate::error::CoreResultExt;
 use crate::loops::{self, overflow, parts_out, reserve, strings_out, ufunc_loop, Piece};
 use crate::missing::{self, effective_na, ops, Missing};
 use crate::unicode::tables;
@@ -271,7 +272,7 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
 
 /// The fill character: the first code point of `fill`, else NumPy's TypeError.
 fn first_char(fill: &[u8]) -> PyResult<char> {
-    kernels::fill_char(fill).map_err(|e| PyTypeError::new_err(e.to_string()))
+    kernels::fill_char(fill).py()
 }
 
 /// The three parts of `s.partition(sep)` (or `rpartition`), with NumPy's missing-value
@@ -302,7 +303,7 @@ fn partition_parts<'r, const LAST: bool>(
             } else {
                 kernels::partition(s, sep)
             };
-            parts.map_err(|e| PyValueError::new_err(e.to_string()))?
+            parts.py()?
         }
     };
     Ok(parts.to_array())
@@ -376,8 +377,7 @@ ufunc_loop!(pub(super) slice_loop, 5, |args| {
                 )));
             }
             let step = step.max(-isize::MAX);
-            kernels::slice(s, Some(start), Some(stop), Some(step), out)
-                .map_err(|e| PyValueError::new_err(e.to_string()))?;
+            kernels::slice(s, Some(start), Some(stop), Some(step), out).py()?;
             Ok(Piece::Bytes(out))
         },
     )

@@ -1,7 +1,8 @@
 """The six contestants: how each builds its container and counts the bytes it holds.
 
 ``BASELINE`` (NumPy's StringDType) is the contestant every ratio divides by; the results
-of the contestants in ``CHECKED`` must match the baseline's.
+of the contestants in ``CHECKED`` must match the baseline's.  ``per_thread_count`` makes
+the contestants in ``THREADED`` appear once per thread count (``stringdtype@2``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from .libraries import SD_IMPORT_ERROR, SDType, attempt, pa, pl, sd
 
 BASELINE = "numpy"
 CHECKED = ("stringdtype",)  # contestants whose results must match the baseline's
+THREADED = ("stringdtype", "polars")  # contestants whose thread count can be chosen
 
 
 # The bytes a contestant's array ``d.a`` holds, and how they were counted.
@@ -36,6 +38,12 @@ class Contestant:
     dtype: Any = None
     available: bool = True
     note: str = ""
+    threads: int | None = None  # the thread count it runs with; None: its own default
+
+    @property
+    def library(self) -> str:
+        """The key of its cells in the rows of ``OPS``: ``polars`` for ``polars@2``."""
+        return self.key.partition("@")[0]
 
 
 def _numpy_traced(d: Inputs) -> tuple[int, str]:
@@ -107,6 +115,22 @@ def all_contestants() -> list[Contestant]:
             note="" if pl else "polars not importable",
         ),
     ]
+
+
+def per_thread_count(contestants: list[Contestant], counts: list[int]) -> list[Contestant]:
+    """Each contestant in ``THREADED`` once per thread count, the others once."""
+    pinnable = hasattr(getattr(sd, "_core", None), "_set_pool_threads")
+    out = []
+    for c in contestants:
+        if c.key not in THREADED:
+            out.append(c)
+            continue
+        for n in counts:
+            key = f"{c.key}@{n}"
+            out.append(dataclasses.replace(c, key=key, label=key, threads=n))
+            if c.key == "stringdtype" and c.available and not pinnable:
+                out[-1] = dataclasses.replace(out[-1], available=False, note="no thread pool")
+    return out
 
 
 def prepare(contestant: Contestant, shared: Inputs) -> Inputs:

@@ -19,6 +19,7 @@ from .contestants import BASELINE, Contestant
 from .libraries import attempt, pa, pc, pl, sd
 from .operations import OP_NOTES
 from .runner import DatasetResult
+from .threads import pool_threads
 from .timing import Timing
 
 SCHEMA = "stringdtype-bench/1"
@@ -78,6 +79,21 @@ def string_view_support() -> list[str]:
     return [name for name, probe in probes.items() if attempt(probe)[1] is None]
 
 
+def _threads_note(everyone: list[Contestant]) -> str:
+    if any(c.threads is not None for c in everyone):
+        return (
+            "name@n: n threads (stringdtype: its pool, which splits loops with bool or "
+            "int64 results of 32,768+ elements; polars: a child process with "
+            "POLARS_MAX_THREADS=n); NumPy and pyarrow's kernels here use one"
+        )
+    polars = pl.thread_pool_size() if pl else None
+    return (
+        f"stringdtype splits loops with bool or int64 results of 32,768+ elements over "
+        f"{pool_threads()} threads, polars uses {polars}; NumPy and pyarrow's kernels "
+        "here use one (--threads to compare)"
+    )
+
+
 def print_header(everyone: list[Contestant], ops: list[str], view_ops: list[str]) -> None:
     """Versions, machine, skipped contestants and the notes that explain the rows."""
     info = machine_info()
@@ -92,7 +108,7 @@ def print_header(everyone: list[Contestant], ops: list[str], view_ops: list[str]
     if view_ops:
         print("pyarrow.compute on string_view (not timed): " + ", ".join(view_ops))
     notes = [OP_NOTES[k] for k in ("object", *ops) if k in OP_NOTES]
-    notes.append("polars and pyarrow may use all cores; NumPy and stringdtype use one")
+    notes.append(_threads_note(everyone))
     print("notes:\n" + "".join(f"  - {note}\n" for note in notes))
 
 
@@ -208,7 +224,13 @@ def to_json(
         "config": config,
         "baseline": BASELINE,
         "contestants": {
-            c.key: {"label": c.label, "available": c.available, "note": c.note} for c in contestants
+            c.key: {
+                "label": c.label,
+                "available": c.available,
+                "note": c.note,
+                "threads": c.threads,
+            }
+            for c in contestants
         },
         "ops": ops,
         "datasets": datasets,
