@@ -5,13 +5,11 @@
 //! What changed, release by release, as measured against NumPy's own StringDType on each
 //! release (2.0.2, 2.1.3, 2.2.6, 2.3.5, 2.4.6, 2.5.5):
 //!
-//! - **2.1** added the private ufuncs `_center`, `_ljust`, `_rjust`, `_zfill`,
-//!   `_partition` and `_rpartition` (2.0's `np.strings` pads through `_vec_string` and has
-//!   no `partition`). On 2.0 the package creates ufuncs of its own under those names
-//!   (see `ufuncs::own`), which `stringdtype.strings` uses.
-//! - **2.3** added `_slice` (and `np.strings.slice`); below it, the same. It also made a
-//!   float64 NaN cast to a StringDType whose `na_object` is NaN-like the missing value
-//!   (before: the string `"nan"`; `np.full(n, np.nan, dtype=...)` goes through that cast).
+//! - **2.3** added the private ufunc `_slice` (and `np.strings.slice`); below it the
+//!   package creates a ufunc of its own under that name (see `ufuncs::catalog`), which
+//!   `stringdtype.strings` uses. It also made a float64 NaN cast to a StringDType whose
+//!   `na_object` is NaN-like the missing value (before: the string `"nan"`;
+//!   `np.full(n, np.nan, dtype=...)` goes through that cast).
 //!   NumPy's own StringDType before 2.3 crashes on negative `center`/`ljust`/`rjust`/
 //!   `zfill` widths and reports `dtype.str` as `"|T16"`; neither concerns the package's
 //!   code (the widths work here, and `.str` is NumPy's).
@@ -106,18 +104,6 @@ pub enum InvalidUtf8 {
     TypeError,
 }
 
-/// The private ufuncs of `numpy._core.umath` that `np.strings` dispatches to and that not
-/// every supported release has, with the release that added them.
-const PRIVATE_UFUNCS_SINCE: [(&str, Release); 7] = [
-    ("_center", (2, 1)),
-    ("_ljust", (2, 1)),
-    ("_rjust", (2, 1)),
-    ("_zfill", (2, 1)),
-    ("_partition", (2, 1)),
-    ("_rpartition", (2, 1)),
-    ("_slice", (2, 3)),
-];
-
 /// Everything the package does differently depending on the running NumPy.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rules {
@@ -184,13 +170,10 @@ impl Rules {
         }
     }
 
-    /// Whether `numpy._core.umath` has the ufunc `name` (every name outside
-    /// [`PRIVATE_UFUNCS_SINCE`] exists in every NumPy 2).
-    pub fn numpy_has_ufunc(&self, name: &str) -> bool {
-        PRIVATE_UFUNCS_SINCE
-            .iter()
-            .find(|(ufunc, _)| *ufunc == name)
-            .is_none_or(|&(_, since)| self.release >= since)
+    /// Whether the running NumPy is `release` or newer (for what a release added, such as
+    /// the private ufuncs of `ufuncs::catalog`).
+    pub fn at_least(&self, release: Release) -> bool {
+        self.release >= release
     }
 
     /// The `TypeError` message of a cast from StringDType to the structured or subarray
@@ -229,6 +212,11 @@ fn parse_release(version: &str) -> Option<Release> {
 
 static RULES: OnceLock<Rules> = OnceLock::new();
 
+/// The oldest supported release: 2.0 and 2.1 lack private ufuncs the package registers
+/// loops on (`_center`, `_partition`, ...), and there `copy.deepcopy` of any StringDType
+/// array crashes (docs/platforms.md).
+const OLDEST: Release = (2, 2);
+
 /// Reads the running NumPy's release and decides the rules; after `ffi::load`.
 pub fn init(py: Python<'_>) -> PyResult<()> {
     let version: String = py.import("numpy")?.getattr("__version__")?.extract()?;
@@ -237,6 +225,11 @@ pub fn init(py: Python<'_>) -> PyResult<()> {
             "stringdtype cannot read the NumPy version {version:?}"
         ))
     })?;
+    if release < OLDEST {
+        return Err(PyImportError::new_err(format!(
+            "stringdtype needs NumPy 2.2 or newer, not {version}"
+        )));
+    }
     let _ = RULES.set(Rules::new(release, ffi::feature_version()));
     Ok(())
 }

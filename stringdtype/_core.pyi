@@ -46,7 +46,11 @@ def from_arrow(obj: Any, *, na_object: Any = ..., coerce: bool = True) -> np.nda
 # ``unicodedata.unidata_version`` (the module refuses to load otherwise).
 unicode_version: str
 
-# The package's own ufuncs (StringDType in, StringDType out; see stringdtype.strings).
+# The package's own ufuncs, each listed with its name, NumPy release, inputs, outputs and
+# docstring in _catalog() (tests/test_stubs.py checks the ufuncs below against it).
+def _catalog() -> list[tuple[str, tuple[int, int] | None, int, int, str]]: ...
+
+# Case conversions (StringDType in, StringDType out; see stringdtype.strings).
 upper: np.ufunc
 lower: np.ufunc
 swapcase: np.ufunc
@@ -69,13 +73,7 @@ _index_nan: np.ufunc
 _rindex_nan: np.ufunc
 _count_nan: np.ufunc
 
-# Only under a NumPy that lacks NumPy's ufunc of that name (before 2.1; _slice before 2.3).
-_center: np.ufunc
-_ljust: np.ufunc
-_rjust: np.ufunc
-_zfill: np.ufunc
-_partition: np.ufunc
-_rpartition: np.ufunc
+# Only under a NumPy that lacks NumPy's ufunc of that name (_slice before 2.3).
 _slice: np.ufunc
 
 # Regular expressions (see stringdtype.regex, which makes and caches the programs).

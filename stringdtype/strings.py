@@ -8,9 +8,9 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
   mappings from the running interpreter's database, ASCII fast path);
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
 * everything else is ``np.strings``' own function, which already runs this package's
-  loops; where the running NumPy lacks the ufunc behind one (``center ljust rjust zfill
-  partition rpartition`` before NumPy 2.1, ``slice`` before 2.3), NumPy 2.4's function on
-  a ufunc of this package's takes its place, so every name works on every NumPy.
+  loops; where the running NumPy lacks the ufunc behind one (``slice`` before NumPy 2.3),
+  NumPy 2.4's function on a ufunc of this package's takes its place, so every name works
+  on every NumPy.
 
 Python ``str`` operands keep every character: when a StringDType array takes part, the
 functions here turn ``str`` arguments (the other operand of a comparison or of ``add``,
@@ -47,11 +47,13 @@ from ._core import StringDType
 
 # The functions whose ufunc this NumPy lacks (see _backports), as names of this module.
 _BACKPORTS = _backports.needed()
+# The case conversions: the ufuncs of the catalog with public names.
+_CASE = [name for name, *_ in _core._catalog() if not name.startswith("_")]
 
-__all__ = [  # noqa: PLE0604 - np.strings names
+__all__ = [  # noqa: PLE0604 - np.strings and catalog names
     *np.strings.__all__,
     *(name for name in _BACKPORTS if name not in np.strings.__all__),
-    "casefold",
+    *(name for name in _CASE if name not in np.strings.__all__),
     "join",
     "rsplit",
     "split",
@@ -155,12 +157,7 @@ def _case_function(name):
     return convert
 
 
-upper = _propagating(_case_function("upper"))
-lower = _propagating(_case_function("lower"))
-swapcase = _propagating(_case_function("swapcase"))
-capitalize = _propagating(_case_function("capitalize"))
-title = _propagating(_case_function("title"))
-casefold = _propagating(_case_function("casefold"))
+globals().update({name: _propagating(_case_function(name)) for name in _CASE})
 
 
 def _is_utf8(encoding, errors):
@@ -310,8 +307,7 @@ def rsplit(a, sep=None, maxsplit=None):
     return _split(a, sep, maxsplit, True)
 
 
-_OWN = {"upper", "lower", "swapcase", "capitalize", "title", "casefold", "encode", "decode"}
-_OWN |= {"join", "rsplit", "split", "split_flat"}
+_OWN = {*_CASE, "encode", "decode", "join", "rsplit", "split", "split_flat"}
 _UNWRAPPED = _OWN | {"mod", "translate", "multiply", "zfill", "slice"}
 
 

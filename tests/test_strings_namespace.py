@@ -237,9 +237,9 @@ def test_decode_other_codecs():
 # Every other np.strings name
 
 
-# Functions whose ufunc older NumPy releases lack (partition and the padding ones before
-# 2.1, slice before 2.3): the namespace has them on every NumPy.
-NOT_IN_EVERY_NUMPY = {"center", "ljust", "rjust", "zfill", "partition", "rpartition", "slice"}
+# Functions whose ufunc older NumPy releases lack (slice before 2.3): the namespace has
+# them on every NumPy.
+NOT_IN_EVERY_NUMPY = {"slice"}
 
 
 # The functions np.strings lacks (casefold is tested above, the split family in
@@ -365,10 +365,11 @@ PYTHON_CALLS = {
 }
 
 
-@pytest.mark.parametrize("name", sorted(NOT_IN_EVERY_NUMPY))
-def test_functions_not_in_every_numpy(rng, name):
-    """On every NumPy (through the package's own ufuncs where NumPy lacks its ufunc) they
-    give Python's results, for StringDType and, as ``U``, for ``U`` arrays."""
+@pytest.mark.parametrize("name", sorted(PYTHON_CALLS))
+def test_functions_against_python(rng, name):
+    """The padding, partition and slice functions give Python's results on every NumPy
+    (``slice`` through the package's own ufunc where NumPy lacks its ufunc), for
+    StringDType and, as ``U``, for ``U`` arrays."""
     values = [v for v in random_strings(rng, 40) if not v.endswith("\x00")] + SPECIAL
     expected = [PYTHON_CALLS[name](v) for v in values]
     a = np.array(values, dtype=StringDType())

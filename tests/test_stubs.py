@@ -5,12 +5,19 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import package_only
+from conftest import NUMPY_RELEASE, package_only
 
 pytestmark = package_only
 
-# Ufuncs the package makes only where the running NumPy lacks NumPy's own.
-ONLY_ON_OLD_NUMPY = {"_center", "_ljust", "_rjust", "_zfill", "_partition", "_rpartition", "_slice"}
+
+def catalog():
+    """The package's own ufuncs: ``(name, numpy_since, nin, nout, doc)`` tuples."""
+    return pytest.importorskip("stringdtype._core")._catalog()
+
+
+def only_on_old_numpy():
+    """The ufuncs the package makes only where the running NumPy lacks NumPy's own."""
+    return {name for name, since, *_ in catalog() if since is not None}
 
 
 def stub_path():
@@ -38,11 +45,38 @@ def stub_names(name="_core"):
 def test_stubs_match_the_module():
     core = pytest.importorskip("stringdtype._core")
     public = {name for name in dir(core) if not name.startswith("__")}
-    assert stub_names() - ONLY_ON_OLD_NUMPY == public - ONLY_ON_OLD_NUMPY
-    assert ONLY_ON_OLD_NUMPY <= stub_names()
+    old_numpy = only_on_old_numpy()
+    assert stub_names() - old_numpy == public - old_numpy
+    assert old_numpy <= stub_names()
     # The package makes its own exactly where NumPy has none.
     umath = np._core.umath
-    assert public & ONLY_ON_OLD_NUMPY == {n for n in ONLY_ON_OLD_NUMPY if not hasattr(umath, n)}
+    assert public & old_numpy == {n for n in old_numpy if not hasattr(umath, n)}
+
+
+def stub_ufuncs():
+    """The names that the stub of ``_core`` annotates as ``np.ufunc``."""
+    return {
+        node.target.id
+        for node in stub_nodes()
+        if isinstance(node, ast.AnnAssign) and ast.unparse(node.annotation) == "np.ufunc"
+    }
+
+
+def test_stub_lists_the_catalog():
+    assert stub_ufuncs() == {name for name, *_ in catalog()}
+
+
+def test_catalog_matches_the_ufuncs():
+    """Each ufunc of the catalog is NumPy's from its release on, else the package's own."""
+    core = pytest.importorskip("stringdtype._core")
+    for name, since, nin, nout, doc in catalog():
+        numpy_has = since is not None and NUMPY_RELEASE >= since
+        assert hasattr(np._core.umath, name) == numpy_has, name
+        assert hasattr(core, name) != numpy_has, name
+        ufunc = getattr(np._core.umath if numpy_has else core, name)
+        assert (ufunc.__name__, ufunc.nin, ufunc.nout) == (name, nin, nout)
+        if not numpy_has:
+            assert doc in ufunc.__doc__, name
 
 
 def stub_parameters(name):

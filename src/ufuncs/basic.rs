@@ -1,4 +1,5 @@
-//! Comparisons, `maximum` / `minimum`, `add`, `multiply`, `str_len` and `isnan`.
+//! Comparisons, `maximum` / `minimum`, `add`, `multiply`, `str_len` and `isnan`, and the
+//! loops of the package's own `_str_len_nan` and `_isna` (see `catalog`).
 //!
 //! Comparisons decide from the 16-byte views (length and 4-byte prefix, or the whole view
 //! when both strings are inline) before touching an arena. Missing values follow NumPy's
@@ -10,7 +11,7 @@ use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Comparison};
 use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
-use super::registry::{add_own_ufunc, Dt, LoopDef};
+use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::element::compare_with_na;
 use crate::error::CoreResultExt;
@@ -352,28 +353,7 @@ ufunc_loop!(isnan_loop, 2, |args| {
     })
 });
 
-/// Adds what pandas' policy (`missing::Policy`) needs: `_set_missing_policy`, and the
-/// package's own ufuncs `_str_len_nan`, `str_len` with float64 results, NaN for a missing
-/// value, and `_isna`, whether each element is missing (whatever its `na_object`).
-pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    module.add_function(wrap_pyfunction!(missing::_set_missing_policy, module)?)?;
-    add_own_ufunc(
-        module,
-        c"_str_len_nan",
-        c"str_len with float64 results, NaN for a missing value (pandas' policy).",
-        1,
-        &LoopDef::new("", &[Dt::Ours, Dt::Float64], str_len_nan_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_isna",
-        c"Whether each element is a missing value.",
-        1,
-        &LoopDef::new("", &[Dt::Ours, Dt::Bool], isna_loop),
-    )
-}
-
-ufunc_loop!(str_len_nan_loop, 2, |args| {
+ufunc_loop!(pub(super) str_len_nan_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<f64>(1));
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::STR_LEN, "");
@@ -387,7 +367,7 @@ ufunc_loop!(str_len_nan_loop, 2, |args| {
     })
 });
 
-ufunc_loop!(isna_loop, 2, |args| {
+ufunc_loop!(pub(super) isna_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<bool>(1));
     values_out(args.elements(), out, move |e| Ok(strings.view(e).is_na()))
 });

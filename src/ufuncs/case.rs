@@ -1,39 +1,31 @@
-//! The package's own ufuncs, for what NumPy runs per element in Python: the case
-//! conversions `upper lower swapcase capitalize title casefold`, and the two halves of
-//! UTF-8 `encode` (`_utf8_nbytes` sizes the `S` output, `_encode_utf8` fills it).
+//! The loops of the package's own ufuncs for what NumPy runs per element in Python: the
+//! case conversions `upper lower swapcase capitalize title casefold`, and the two halves
+//! of UTF-8 `encode` (`_utf8_nbytes` sizes the `S` output, `_encode_utf8` fills it).
 //!
-//! They are real `np.ufunc` objects, so broadcasting, `out=`, `where=` and strides come
-//! from NumPy; `stringdtype.strings` wraps them with `np.strings`' signatures.
+//! They are real `np.ufunc` objects (see `catalog`), so broadcasting, `out=`, `where=`
+//! and strides come from NumPy; `stringdtype.strings` wraps them with `np.strings`'
+//! signatures.
 
-use std::ffi::CStr;
-
-use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 use stringdtype_core::View;
 
-use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
-use crate::ffi::StridedLoop;
 use crate::loops::{self, strings_out, ufunc_loop, values_out, Piece};
 use crate::missing::{self, ops};
 use crate::unicode::{tables, PythonTables};
 
-/// A case conversion as a type: its ufunc's name and docstring, its kernel and, where
-/// short ASCII strings convert on their views alone, the byte-parallel conversion.
-trait CaseOp {
-    const NAME: &'static CStr;
-    const DOC: &'static CStr;
+/// A case conversion as a type: its kernel and, where short ASCII strings convert on
+/// their views alone, the byte-parallel conversion.
+pub(super) trait CaseOp {
     const ASCII: Option<AsciiCase>;
     fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>);
 }
 
 macro_rules! case_ops {
-    ($($ty:ident: $name:literal, $doc:literal, $kernel:ident, $ascii:expr;)*) => {
+    ($($ty:ident: $kernel:ident, $ascii:expr;)*) => {
         $(
-            struct $ty;
+            pub(super) struct $ty;
             impl CaseOp for $ty {
-                const NAME: &'static CStr = $name;
-                const DOC: &'static CStr = $doc;
                 const ASCII: Option<AsciiCase> = $ascii;
                 #[inline]
                 fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>) {
@@ -41,48 +33,18 @@ macro_rules! case_ops {
                 }
             }
         )*
-        /// Name, docstring and loop of each case ufunc.
-        const CASE_UFUNCS: &[(&CStr, &CStr, StridedLoop)] =
-            &[$(($ty::NAME, $ty::DOC, case_loop::<$ty>)),*];
     };
 }
 case_ops! {
-    Upper: c"upper", c"Element-wise str.upper.", upper, Some(AsciiCase::Upper);
-    Lower: c"lower", c"Element-wise str.lower.", lower, Some(AsciiCase::Lower);
-    Swapcase: c"swapcase", c"Element-wise str.swapcase.", swapcase, Some(AsciiCase::Swap);
-    Capitalize: c"capitalize", c"Element-wise str.capitalize.", capitalize, Some(AsciiCase::Capitalize);
-    Title: c"title", c"Element-wise str.title.", title, None;
-    Casefold: c"casefold", c"Element-wise str.casefold.", casefold, None;
+    Upper: upper, Some(AsciiCase::Upper);
+    Lower: lower, Some(AsciiCase::Lower);
+    Swapcase: swapcase, Some(AsciiCase::Swap);
+    Capitalize: capitalize, Some(AsciiCase::Capitalize);
+    Title: title, None;
+    Casefold: casefold, None;
 }
 
-/// Creates the package's ufuncs, registers their loops and adds them to `module`.
-pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    for &(name, doc, strided) in CASE_UFUNCS {
-        add_own_ufunc(
-            module,
-            name,
-            doc,
-            1,
-            &LoopDef::new("", &[Dt::Ours, Dt::Ours], strided),
-        )?;
-    }
-    add_own_ufunc(
-        module,
-        c"_utf8_nbytes",
-        c"UTF-8 byte length of each string.",
-        1,
-        &LoopDef::new("", &[Dt::Ours, Dt::Int64], nbytes_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_encode_utf8",
-        c"UTF-8 bytes into a given S array.",
-        1,
-        &LoopDef::new("", &[Dt::Ours, Dt::Bytes], encode_loop),
-    )
-}
-
-ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
+ufunc_loop!(pub(super) case_loop[C: CaseOp], 2, |args| {
     let (strings, out) = (args.strings(0), args.strings_out(1));
     let missing = missing::rule(&strings.state().na, ops::CASE, "");
     let mut locks = loops::lock(&[strings], &[out]);
@@ -100,7 +62,7 @@ ufunc_loop!(case_loop[C: CaseOp], 2, |args| {
     })
 });
 
-ufunc_loop!(nbytes_loop, 2, |args| {
+ufunc_loop!(pub(super) nbytes_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<i64>(1));
     let missing = missing::rule(&strings.state().na, ops::ENCODE, "");
     values_out(args.elements(), out, move |e| {
@@ -113,7 +75,7 @@ ufunc_loop!(nbytes_loop, 2, |args| {
     })
 });
 
-ufunc_loop!(encode_loop, 2, |args| {
+ufunc_loop!(pub(super) encode_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.bytes_out(1));
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::ENCODE, "");

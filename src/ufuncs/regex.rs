@@ -1,6 +1,6 @@
-//! The regex ufuncs: `_regex_test` (bool), `_regex_count` (int64), `_regex_sub` and
-//! `_regex_extract` (strings), each over a string operand and the int64 id of a
-//! `regex::RegexProgram` (the `stringdtype.regex` functions pass both).
+//! The loops of the regex ufuncs (see `catalog`): `_regex_test` (bool), `_regex_count`
+//! (int64), `_regex_sub` and `_regex_extract` (strings), each over a string operand and
+//! the int64 id of a `regex::RegexProgram` (the `stringdtype.regex` functions pass both).
 //!
 //! A loop answers each element with the program's engine under the arena locks; the
 //! elements the engine cannot answer are copied out and answered afterwards by the
@@ -10,53 +10,10 @@ use pyo3::prelude::*;
 
 use stringdtype_core::View;
 
-use super::registry::{add_own_ufunc, Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::loops::{self, strings_out, ufunc_loop, Args, Elem, Piece};
 use crate::missing::{self, ops, MissingResult, OnMissing};
 use crate::regex::{Program, Programs};
-
-const T: Dt = Dt::Ours;
-const I: Dt = Dt::Int64;
-
-/// Creates the regex ufuncs and adds them to `module`.
-pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    add_own_ufunc(
-        module,
-        c"_regex_test",
-        c"Whether each string matches a regex program (search, match or fullmatch).",
-        2,
-        &LoopDef::new("", &[T, I, Dt::Bool], test_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_regex_count",
-        c"The number of matches of a regex program in each string.",
-        2,
-        &LoopDef::new("", &[T, I, I], count_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_regex_count_nan",
-        c"_regex_count with float64 results, NaN for a missing value (pandas' policy).",
-        2,
-        &LoopDef::new("", &[T, I, Dt::Float64], count_nan_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_regex_sub",
-        c"Each string with the matches of a regex program replaced.",
-        2,
-        &LoopDef::new("", &[T, I, T], sub_loop),
-    )?;
-    add_own_ufunc(
-        module,
-        c"_regex_extract",
-        c"A group of the first match of a regex program in each string.",
-        2,
-        &LoopDef::new("", &[T, I, T], extract_loop),
-    )
-}
 
 /// An element left to Python: the element, its program id and string.
 type Pending = Vec<(Elem, i64, Vec<u8>)>;
@@ -99,13 +56,13 @@ fn for_each_answer<R: Copy + MissingResult>(
     Ok(())
 }
 
-ufunc_loop!(test_loop, 3, |args| {
+ufunc_loop!(pub(super) test_loop, 3, |args| {
     let out = args.values::<bool>(2);
     let write = |e, value| out.set(e, value);
     for_each_answer(&args, ops::REGEX, Program::test, |r| r.is_truthy(), write)
 });
 
-ufunc_loop!(count_loop, 3, |args| {
+ufunc_loop!(pub(super) count_loop, 3, |args| {
     let out = args.values::<i64>(2);
     let write = |e, value| out.set(e, value);
     for_each_answer(
@@ -117,7 +74,7 @@ ufunc_loop!(count_loop, 3, |args| {
     )
 });
 
-ufunc_loop!(count_nan_loop, 3, |args| {
+ufunc_loop!(pub(super) count_nan_loop, 3, |args| {
     let out = args.values::<f64>(2);
     let write = |e, value| out.set(e, value);
     let engine = |program: &Program, s: &[u8]| program.count(s).map(|n| n as f64);
@@ -178,12 +135,12 @@ where
     Ok(())
 }
 
-ufunc_loop!(sub_loop, 3, |args| {
+ufunc_loop!(pub(super) sub_loop, 3, |args| {
     for_each_string(&args, |program, s, scratch| {
         Ok(program.sub(s, scratch)?.map(|()| Some(&scratch[..])))
     })
 });
 
-ufunc_loop!(extract_loop, 3, |args| {
+ufunc_loop!(pub(super) extract_loop, 3, |args| {
     for_each_string(&args, |program, s, _| Ok(program.extract(s)))
 });

@@ -124,22 +124,6 @@ pub fn new_ufunc<'py>(
     }
 }
 
-/// Creates the ufunc `name` with `nin` inputs and `def`'s loop (whose DTypes give the
-/// number of outputs), and adds it to `module`.
-pub fn add_own_ufunc(
-    module: &Bound<'_, PyModule>,
-    name: &'static CStr,
-    doc: &'static CStr,
-    nin: c_int,
-    def: &LoopDef,
-) -> PyResult<()> {
-    let py = module.py();
-    let nout = def.dtypes.len() as c_int - nin;
-    let ufunc = new_ufunc(py, name, doc, nin, nout)?;
-    register_on(py, &ufunc, def)?;
-    module.add(name.to_str().expect("ASCII"), ufunc)
-}
-
 fn ufunc<'py>(py: Python<'py>, name: &str) -> PyResult<Bound<'py, PyAny>> {
     py.import("numpy._core.umath")?.getattr(name)
 }

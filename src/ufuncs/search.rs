@@ -1,20 +1,18 @@
 //! Loops with a non-string result: the `is*` predicates (bool) and the substring
-//! searches `find rfind index rindex count` (int64) and `startswith endswith` (bool).
+//! searches `find rfind index rindex count` (int64, and float64 for the package's own
+//! twins `_find_nan`, ...: see `catalog`) and `startswith endswith` (bool).
 //!
 //! A search whose needle operand has stride 0 (a Python `str`, or broadcasting) prepares
 //! the needle once per loop call instead of once per element.
-
-use std::ffi::CStr;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, Needle, Predicate};
 use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 
-use super::registry::{add_own_ufunc, Dt, LoopDef};
+use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
-use crate::ffi::StridedLoop;
 use crate::loops::{in_parts, ufunc_loop, values_out, Args, CountValue, Elem, Value, Values};
 use crate::missing::{self, effective_na, ops, Missing, MissingResult, OnMissing};
 use crate::unicode::{tables, PythonTables};
@@ -115,7 +113,7 @@ fn predicate_of_string<P: PredicateOp>(
 
 /// A substring search ufunc (`find`, ...) as a type: its name, whether it searches from
 /// the end, whether a miss raises (`index`) and whether it counts instead.
-trait SearchOp {
+pub(super) trait SearchOp {
     const NAME: &'static str;
     const LAST: bool;
     const RAISES: bool;
@@ -124,7 +122,7 @@ trait SearchOp {
 
 macro_rules! search_ops {
     ($($ty:ident: $name:literal, last $last:literal, raises $raises:literal, counts $counts:literal;)*) => {$(
-        struct $ty;
+        pub(super) struct $ty;
         impl SearchOp for $ty {
             const NAME: &'static str = $name;
             const LAST: bool = $last;
@@ -148,25 +146,6 @@ fn search<S: SearchOp>() -> LoopDef {
         &[T, T, Dt::Int64, Dt::Int64, Dt::Int64],
         find_loop::<S, i64>,
     )
-}
-
-/// Adds the package's own float64 twins of the searches `find rfind index rindex count`
-/// (`_find_nan`, ...), whose result for a missing operand under pandas' policy is NaN
-/// (`stringdtype.strings` calls them where an operand holds a missing value).
-pub fn add_ufuncs(module: &Bound<'_, PyModule>) -> PyResult<()> {
-    const TWINS: [(&CStr, StridedLoop); 5] = [
-        (c"_find_nan", find_loop::<Find, f64>),
-        (c"_rfind_nan", find_loop::<RFind, f64>),
-        (c"_index_nan", find_loop::<Index, f64>),
-        (c"_rindex_nan", find_loop::<RIndex, f64>),
-        (c"_count_nan", find_loop::<Count, f64>),
-    ];
-    for (name, strided) in TWINS {
-        let dtypes = &[T, T, Dt::Int64, Dt::Int64, Dt::Float64];
-        let doc = c"A search with float64 results, NaN for a missing value (pandas' policy).";
-        add_own_ufunc(module, name, doc, 4, &LoopDef::new("", dtypes, strided))?;
-    }
-    Ok(())
 }
 
 /// Runs `f(haystack, needle, start, end)` on each element of a search loop's operands
@@ -220,7 +199,7 @@ fn search_rule<'a>(args: &Args<'a>, on: OnMissing, name: &'a str) -> Missing<'a>
     missing::rule(effective_na(&[args.state(0), args.state(1)]), on, name)
 }
 
-ufunc_loop!(find_loop[S: SearchOp, R: CountValue], 5, |args| {
+ufunc_loop!(pub(super) find_loop[S: SearchOp, R: CountValue], 5, |args| {
     if byte_search_from_views::<S, R>(&args)? {
         return Ok(());
     }

@@ -39,7 +39,6 @@ pub fn loops() -> Vec<LoopDef> {
         pad::<Zfill>(),
         LoopDef::new("_partition", &[T, T, T, T, T], partition_loop::<false>).without_out(),
         LoopDef::new("_rpartition", &[T, T, T, T, T], partition_loop::<true>).without_out(),
-        LoopDef::new("_slice", &[T, I, I, I, T], slice_loop).without_out(),
     ]
 }
 
@@ -346,7 +345,7 @@ ufunc_loop!(partition_loop[const LAST: bool], 5, |args| {
     )
 });
 
-ufunc_loop!(slice_loop, 5, |args| {
+ufunc_loop!(pub(super) slice_loop, 5, |args| {
     let strings = args.strings(0);
     let [starts, stops, steps] = [1, 2, 3].map(|k| args.counts(k));
     let out = args.strings_out(4);
