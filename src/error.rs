@@ -11,8 +11,7 @@ use std::ffi::CString;
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
 use pyo3::exceptions::{
-    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeDecodeError,
-    PyValueError,
+    PyMemoryError, PyOverflowError, PyRuntimeError, PyTypeError, PyUnicodeDecodeError, PyValueError,
 };
 use pyo3::prelude::*;
 use stringdtype_core::arrow::ArrowError;
@@ -37,7 +36,9 @@ impl ToPyErr for Error {
     fn to_py(self) -> PyErr {
         match self {
             Error::StringTooLong(_) => PyOverflowError::new_err(self.to_string()),
-            Error::CorruptView(_) | Error::InvalidUtf8(_) => PyValueError::new_err(self.to_string()),
+            Error::CorruptView(_) | Error::InvalidUtf8(_) => {
+                PyValueError::new_err(self.to_string())
+            }
             Error::InvalidCodePoint(_) => PyTypeError::new_err(self.to_string()),
             Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(self.to_string()),
         }

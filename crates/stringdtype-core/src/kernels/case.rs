@@ -61,31 +61,20 @@ trait Flips {
     fn lanes(x: u128) -> u128;
 }
 
-/// The lower case letters (to upper case).
-struct Up;
-/// The upper case letters (to lower case).
-struct Down;
+/// The 26 letters from `FIRST` on: [`Up`] flips the lower case ones, [`Down`] the upper.
+struct Letters<const FIRST: u8>;
+type Up = Letters<b'a'>;
+type Down = Letters<b'A'>;
 
-impl Flips for Up {
+impl<const FIRST: u8> Flips for Letters<FIRST> {
     #[inline(always)]
     fn byte(b: u8) -> u8 {
-        u8::from(b.wrapping_sub(b'a') < 26) << 5
+        u8::from(b.wrapping_sub(FIRST) < 26) << 5
     }
     #[inline(always)]
     fn lanes(x: u128) -> u128 {
         // The top bit of a lane, shifted down twice, is its case bit.
-        swar::in_range(x, b'a', b'z') >> 2
-    }
-}
-
-impl Flips for Down {
-    #[inline(always)]
-    fn byte(b: u8) -> u8 {
-        u8::from(b.wrapping_sub(b'A') < 26) << 5
-    }
-    #[inline(always)]
-    fn lanes(x: u128) -> u128 {
-        swar::in_range(x, b'A', b'Z') >> 2
+        swar::in_range(x, FIRST, FIRST + 25) >> 2
     }
 }
 
@@ -136,7 +125,6 @@ fn for_each_run<F: Flips>(
     }
 }
 
-
 /// Whether the capital sigma at byte `at` of `s` ends a word (CPython's
 /// `handle_capital_sigma`): a cased code point precedes it and none follows it, skipping
 /// case-ignorable code points both ways.
@@ -174,7 +162,6 @@ fn push_lower<U: UnicodeTables + ?Sized>(
     }
 }
 
-
 /// `s.lower()`.
 pub fn lower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
     if s.is_ascii() {
@@ -182,9 +169,7 @@ pub fn lower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Down>(s, out, |at, c, out| {
-        push_lower(s, at, c, tables, out)
-    });
+    for_each_run::<Down>(s, out, |at, c, out| push_lower(s, at, c, tables, out));
 }
 
 /// `s.upper()`.
@@ -194,9 +179,7 @@ pub fn upper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Up>(s, out, |_, c, out| {
-        tables.to_upper(c).push_utf8(out)
-    });
+    for_each_run::<Up>(s, out, |_, c, out| tables.to_upper(c).push_utf8(out));
 }
 
 /// `s.casefold()`: lower case for ASCII, full case folding elsewhere ('ß' -> 'ss').
@@ -206,9 +189,7 @@ pub fn casefold<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Down>(s, out, |_, c, out| {
-        tables.to_fold(c).push_utf8(out)
-    });
+    for_each_run::<Down>(s, out, |_, c, out| tables.to_fold(c).push_utf8(out));
 }
 
 /// `s.swapcase()`: upper case code points lowered (with final sigma), lower case ones
