@@ -9,6 +9,7 @@
 use std::marker::PhantomData;
 use std::ptr;
 
+use stringdtype_core::lock::{hold, Hold};
 use stringdtype_core::{Arena, ArenaLock, ReadGuard, WriteGuard};
 
 /// One locked arena.
@@ -38,12 +39,16 @@ pub fn lock_pair<'a>(
     target: &'a ArenaLock,
 ) -> (ReadGuard<'a>, WriteGuard<'a>) {
     debug_assert!(!ptr::eq(source, target), "two distinct arenas");
+    // Both counted before either is locked (see `hold`).
+    let [Some(from), Some(to)] = hold([Some((source, false)), Some((target, true))]) else {
+        unreachable!("two arenas given, two counted")
+    };
     if ptr::from_ref(source) < ptr::from_ref(target) {
-        let read = source.read();
-        (read, target.write())
+        let read = source.read_held(from);
+        (read, target.write_held(to))
     } else {
-        let write = target.write();
-        (source.read(), write)
+        let write = target.write_held(to);
+        (source.read_held(from), write)
     }
 }
 
@@ -102,30 +107,37 @@ impl<'a> ArenaLocks<'a> {
         let mut order = [0, 1, 2, 3, 4, 5];
         let order = &mut order[..operands.len()];
         order.sort_unstable_by_key(|&i| address(i));
-        let mut guards: [Option<Guard<'a>>; 6] = Default::default();
+        // Each run of operands with the same arena takes one guard: first all are
+        // counted as holders, then locked in order.
+        let mut runs: [Option<(&'a ArenaLock, bool)>; 6] = [None; 6];
         let mut slot = [0; 6];
         let mut locked = 0;
         let mut start = 0;
-        // Each run of operands with the same arena takes one guard.
         while start < order.len() {
             let end = start
                 + order[start..]
                     .iter()
                     .take_while(|&&i| address(i) == address(order[start]))
                     .count();
-            let lock = operands[order[start]];
             let written = order[start..end].iter().any(|&i| i >= first_output);
-            guards[locked] = Some(if written {
-                Guard::Write(lock.write())
-            } else {
-                Guard::Read(lock.read())
-            });
+            runs[locked] = Some((operands[order[start]], written));
             for &i in &order[start..end] {
                 slot[i] = locked;
             }
             locked += 1;
             start = end;
         }
+        let holds = hold(runs);
+        let guards = holds.map(|hold: Option<Hold<'a>>| {
+            let hold = hold?;
+            let lock = hold.lock();
+            Some(if hold.writes() {
+                Guard::Write(lock.write_held(hold))
+            } else {
+                Guard::Read(lock.read_held(hold))
+            })
+        });
+        let mut guards = guards;
         let mut arenas = [std::ptr::null_mut(); 6];
         let mut writable = [false; 6];
         for (at, guard) in guards.iter_mut().enumerate() {

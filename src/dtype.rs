@@ -15,8 +15,8 @@ use stringdtype_core::View;
 use crate::casts;
 use crate::descr::{self, python, DescrObject, StringDescr};
 use crate::element::{
-    as_pystring, compare_elements, element_truth, get_element, read_view, replace_element,
-    set_element, sorting_order,
+    as_pystring, compare_elements, element_truth, get_element, holds_gil, read_view,
+    read_view_whole, replace_element, set_element, sorting_order,
 };
 use crate::error::{loop_guard, with_gil_guard};
 use crate::ffi::*;
@@ -291,7 +291,18 @@ unsafe extern "C" fn argmin(
 
 unsafe extern "C" fn nonzero(data: *const u8, array: *mut c_void) -> npy_bool {
     // SAFETY: NumPy passes an element of `array`.
-    unsafe { element_truth(StringDescr::of_array(array).na(), read_view(data)) as npy_bool }
+    let descr = unsafe { StringDescr::of_array(array) };
+    // Read whole (see `element::read_view_whole`), under the read lock when the GIL is
+    // not held.
+    let view = if holds_gil() {
+        // SAFETY: the GIL is held until the view is read.
+        unsafe { read_view_whole(Python::assume_attached(), descr.arena(), data) }
+    } else {
+        let _arena = descr.arena().read();
+        // SAFETY: NumPy passes an element.
+        unsafe { read_view(data) }
+    };
+    element_truth(descr.na(), view) as npy_bool
 }
 
 fn slot(slot: c_int, pfunc: *mut c_void) -> PyType_Slot {

@@ -335,3 +335,64 @@ def test_fork_while_threads_take():
         timeout=120,
     )
     assert out.strip() == "[0, 0, 0, 0, 0, 0]"
+
+
+# One element written by a loop that runs without the GIL (`np.add(..., out=a)` over
+# 100,000 elements, or a cast from NumPy's StringDType into it) while other threads take
+# it (`a[idx]`, the per-call path), read it (`a[i]`, `tolist`, `astype(object)`, a cast
+# to NumPy's StringDType, `nonzero`) or copy it into another array: every value seen
+# must be one of those written, never the first word of one view and the second of
+# another, and nothing may hang.
+RACING_ONE_ELEMENT = """
+import threading, time
+n = 100_000
+T = np.dtypes.StringDType()
+a = np.array(['a' * 12] * n, dtype=StringDType())
+p = np.array(['a' * 6] * n, dtype=StringDType())
+q = np.array(['b'] * n, dtype=StringDType())
+t = np.array(['c' * 12] * n, dtype=T)
+values = {'a' * 12, 'bb', 'a' * 6 + 'b', 'c' * 12}
+stop = time.time() + {seconds}
+seen = set()
+def writer():
+    k = 0
+    while time.time() < stop:
+        if k % 8 == 7:
+            a[...] = t
+        else:
+            x, y = [(p, p), (q, q), (p, q)][k % 3]
+            np.add(x, y, out=a)
+        k += 1
+def taker(seed):
+    r = np.random.default_rng(seed)
+    while time.time() < stop:
+        idx = r.integers(0, n, 2000)
+        seen.update(a[idx].tolist())
+        seen.update(a[int(i)] for i in idx[:200])
+def reader(seed):
+    r = np.random.default_rng(seed)
+    b = np.empty(2000, dtype=StringDType())
+    while time.time() < stop:
+        start = int(r.integers(0, n - 2000))
+        seen.update(a[start:start + 300].tolist())
+        seen.update(a[start:start + 300].astype(object).tolist())
+        seen.update(a[start:start + 2000].astype(T).tolist())
+        b[r.permutation(2000)] = a[start:start + 2000]
+        seen.update(b.tolist())
+        assert np.count_nonzero(a[start:start + 300]) == 300
+jobs = [(taker, 1), (taker, 2), (reader, 3)]
+threads = [threading.Thread(target=f, args=(s,)) for f, s in jobs]
+threads.append(threading.Thread(target=writer))
+for th in threads:
+    th.start()
+for th in threads:
+    th.join()
+assert seen <= values, sorted(seen - values)[:5]
+print('ok')
+"""
+
+
+@package_only
+def test_no_torn_value_while_a_loop_writes():
+    out = run_isolated(RACING_ONE_ELEMENT.replace("{seconds}", "3"), timeout=120)
+    assert out.strip() == "ok"

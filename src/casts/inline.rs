@@ -11,13 +11,16 @@
 //! in it can panic or fail); on x86-64 a locked instruction per element also stalled the
 //! loads of the next, random, element, which is most of what `take` cost. Everything
 //! else, from the first element that needs an arena on, goes to the locked loop
-//! ([`super::strings::string_to_string_locked`]). See docs/design.md ("The per-call
-//! path") for why this keeps the arena's guarantees.
+//! ([`super::strings::string_to_string_locked`]). The copy runs only on a thread that
+//! holds the GIL, and only while neither arena counts a holder that could be writing the
+//! source or touching the destination (a loop running without the GIL): such a holder
+//! waits for the GIL before it locks, so it never overlaps a copy. See docs/design.md
+//! ("The per-call path") for why this keeps the arena's guarantees.
 
 use std::ffi::{c_char, c_int, c_void};
 
 use crate::descr::StringDescr;
-use crate::element::{read_view, write_view};
+use crate::element::{holds_gil, read_view, write_view};
 use crate::ffi::{npy_intp, PyArrayMethod_Context};
 use crate::missing;
 
@@ -79,6 +82,11 @@ unsafe fn copy_inline_first(
         let (src, dst) = ((*data).cast::<u8>(), (*data.add(1)).cast::<u8>());
         (*dimensions, src, dst, *strides, *strides.add(1))
     };
+    // SAFETY: NumPy keeps the descriptors alive for the call.
+    if !unsafe { may_copy_unlocked(context) } {
+        // SAFETY: forwarded from NumPy.
+        return unsafe { string_to_string_locked(context, data, dimensions, strides, auxdata) };
+    }
     let mut done: npy_intp = 0;
     while done < n {
         let from = src.wrapping_offset(done * src_stride);
@@ -111,6 +119,29 @@ unsafe fn copy_inline_first(
     let count = n - done;
     // SAFETY: the remaining `count` elements of NumPy's arguments, with its strides.
     unsafe { string_to_string_locked(context, rest.as_ptr(), &count, strides, auxdata) }
+}
+
+/// Whether this call may copy without the arenas' locks: its thread holds the GIL (and
+/// keeps it for the whole call: nothing here lets it go), the source's arena counts no
+/// holder that writes and the destination's none at all (see
+/// `stringdtype_core::lock::hold`).
+///
+/// # Safety
+/// `context` is the cast's context, whose two descriptors are live StringDType ones.
+#[inline(always)]
+unsafe fn may_copy_unlocked(context: *mut PyArrayMethod_Context) -> bool {
+    if !holds_gil() {
+        return false;
+    }
+    // SAFETY: forwarded contract.
+    let (src, dst) = unsafe {
+        let descriptors = (*context).descriptors;
+        (
+            StringDescr::from_raw(*descriptors),
+            StringDescr::from_raw(*descriptors.add(1)),
+        )
+    };
+    src.arena().may_read_unlocked() && dst.arena().may_write_unlocked()
 }
 
 /// Whether the cast's destination keeps missing values (a missing source is then its own

@@ -2,9 +2,11 @@
 //! over NumPy's public string C API (`NpyString_acquire_allocator`, `NpyString_load`,
 //! `NpyString_pack`, `NpyString_pack_null`, in the C API table since NumPy 2.0).
 //!
-//! Each loop holds two locks: the allocator of NumPy's descriptor and the arena of
-//! ours, always taken in that order (NumPy's first), so that two casts running in
-//! opposite directions on the same pair of arrays cannot deadlock. Nothing under either
+//! Each loop holds two locks: the arena of ours and the allocator of NumPy's descriptor,
+//! always taken in that order (ours first: counting as the arena's holder may wait for
+//! the GIL, see `stringdtype_core::lock::hold`, and a thread that holds the GIL may hold
+//! NumPy's allocator), so that two casts running in opposite directions on the same pair
+//! of arrays cannot deadlock. Nothing under either
 //! lock calls the Python API; errors are lazily built exceptions, raised after both locks
 //! are released.
 
@@ -72,8 +74,10 @@ fn pack_failed() -> PyErr {
 super::pairs::strided_loop!(pub(super) string_to_numpy_string, |pairs| {
     let src = pairs.src().state();
     let keeps_na = !numpy_params(pairs.dst_descr).na_object.is_null();
-    let allocator = LockedAllocator::acquire(pairs.dst_descr);
+    // The arena first: counting as its holder may wait for the GIL (see `hold`),
+    // which a thread holding NumPy's allocator may hold.
     let arena = src.arena.read();
+    let allocator = LockedAllocator::acquire(pairs.dst_descr);
     pairs.for_each(|element, _| {
         // SAFETY: `element` is an element of the source array.
         let view = unsafe { read_view(element) };
@@ -124,8 +128,9 @@ super::pairs::strided_loop!(pub(super) numpy_string_to_string, |pairs| {
     if views.try_reserve_exact(n).is_err() {
         return Err(PyMemoryError::new_err(format!("cannot allocate {n} string views")));
     }
-    let allocator = LockedAllocator::acquire(pairs.src_descr);
+    // The arena first, as in `string_to_numpy_string`.
     let mut arena = dst.arena.write();
+    let allocator = LockedAllocator::acquire(pairs.src_descr);
     let stored = pairs.for_each(|element, _| {
         views.push(load_and_store(&allocator, element, na_name, keeps_na, &mut arena)?);
         Ok(())

@@ -13,7 +13,8 @@ use stringdtype_core::{Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, strided_loop};
 use crate::element::{
-    convert_object, decode, get_element, missing_element, read_view, replace_element,
+    convert_object, decode, get_element, missing_element, read_view, read_view_whole,
+    replace_element,
 };
 use crate::error::{to_py, CoreResultExt};
 use crate::ffi::{PyArray_Descr, PyArray_Pack, PyArray_Scalar};
@@ -87,8 +88,8 @@ strided_loop!(pub(super) string_to_scalar, |pairs| {
         None
     };
     pairs.for_each(|src, dst| {
-        // SAFETY: `src` is an element of the source array.
-        let view = unsafe { read_view(src) };
+        // SAFETY: `src` is an element of the source array; `py` is held.
+        let view = unsafe { read_view_whole(py, &state.arena, src) };
         let value = if view.is_na() && missing::stays_missing(&state.na) {
             missing_value(py, dst_descr)?
         } else {
@@ -171,7 +172,12 @@ strided_loop!(pub(super) string_to_object, |pairs| {
         let last = pairs.n.min(first + OBJECT_BATCH);
         views.clear();
         long.clear();
-        let mut arena = None; // locked at the batch's first long string
+        // Locked at the batch's first long string, or at once when a loop running without
+        // the GIL may be writing the elements (see `element::read_view_whole`).
+        let mut arena = None;
+        if !descr.arena().may_read_unlocked() {
+            arena = Some(descr.arena().read_holding_gil()); // `py` is held throughout
+        }
         for i in first..last {
             // SAFETY: element i of the source array.
             let view = unsafe { read_view(pairs.src_at(i)) };

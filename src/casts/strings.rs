@@ -349,6 +349,9 @@ strided_loop!(pub(super) bool_to_string, |pairs| {
 
 strided_loop!(pub(super) string_to_bool, |pairs| {
     let state = pairs.src().state();
+    // Only read, but under the lock all the same: a loop writing the elements meanwhile
+    // cannot tear them.
+    let _arena = state.arena.read();
     pairs.for_each(|src, dst| {
         // SAFETY: `src` is a string element and `dst` a bool element.
         unsafe { *dst = element_truth(&state.na, read_view(src)) as u8 };

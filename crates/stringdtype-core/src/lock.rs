@@ -5,31 +5,147 @@
 //! Code that holds Python's GIL for the whole life of a guard (item access, once per
 //! element) locks without a session: a fork happens under the GIL, so such a guard is
 //! never alive at a fork (see [`ArenaLock::write_holding_gil`]).
+//!
+//! Code that holds the GIL may also read or write an element without any lock (the
+//! per-call path of the same-dtype cast, item access reading a view), which is safe
+//! against everyone else who holds the GIL. Against code that runs without it, each lock
+//! taken with a session first counts itself as a *holder* of the arena, and then waits
+//! once for the GIL when such unlocked access may be under way ([`hold`]); unlocked
+//! access goes ahead only while the arena counts no holder that conflicts with it
+//! ([`ArenaLock::may_read_unlocked`], [`ArenaLock::may_write_unlocked`]). See
+//! docs/design.md, "The per-call path".
 
 use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::arena::Arena;
-use crate::fork::Session;
+use crate::fork::{in_session, Session};
+
+/// One holder that reads, in [`ArenaLock`]'s access word (bits 0-30).
+const READER: u64 = 1;
+/// One holder that writes (bits 32-62).
+const WRITER: u64 = 1 << 32;
+/// The holders that read.
+const READERS: u64 = (1 << 31) - 1;
+/// The holders that write.
+const WRITERS: u64 = READERS << 32;
+/// A mark of the access word: some thread holding the GIL read elements without a lock
+/// since a holder last waited for the GIL.
+const READ_UNLOCKED: u64 = 1 << 31;
+/// A mark of the access word: elements were written without a lock.
+const WRITTEN_UNLOCKED: u64 = 1 << 63;
+
+/// How a thread waits for Python's GIL and runs a closure holding it: registered once by
+/// the extension module ([`set_gil_wait`]); the crate itself knows nothing of Python.
+static GIL_WAIT: AtomicUsize = AtomicUsize::new(0);
+
+/// Registers how [`hold`] waits for the GIL: `wait` must take the GIL (or keep it,
+/// if the thread holds it), run its argument, and let the GIL go again.
+pub fn set_gil_wait(wait: fn(&dyn Fn())) {
+    GIL_WAIT.store(wait as usize, Ordering::Release);
+}
 
 /// An arena behind a reader-writer lock: loops that only read an array's strings run
 /// together; a loop that writes has the arena to itself. Every guard holds a [`Session`].
 #[derive(Default)]
 pub struct ArenaLock {
     lock: RwLock<Arena>,
+    /// One word for the holders counted by [`hold`] ([`READERS`], [`WRITERS`]) and the
+    /// marks of unlocked access ([`READ_UNLOCKED`], [`WRITTEN_UNLOCKED`]): every change
+    /// of it is one read-modify-write, so a holder's count and an unlocked access's mark
+    /// are ordered, and the later of the two sees the earlier.
+    access: AtomicU64,
 }
 
 /// Shared access to a locked arena.
 pub struct ReadGuard<'a> {
-    // Fields drop in order: the lock is released before the session ends.
+    // Fields drop in order: the lock is released before the session ends, and the
+    // session before the holder's count.
     guard: RwLockReadGuard<'a, Arena>,
     _session: Option<Session>,
+    _hold: Option<Hold<'a>>,
 }
 
 /// Exclusive access to a locked arena.
 pub struct WriteGuard<'a> {
     guard: RwLockWriteGuard<'a, Arena>,
     _session: Option<Session>,
+    _hold: Option<Hold<'a>>,
+}
+
+/// One count of a holder in an arena (see [`hold`]), given back when dropped.
+pub struct Hold<'a> {
+    lock: &'a ArenaLock,
+    weight: u64,
+}
+
+impl<'a> Hold<'a> {
+    /// The arena lock counted.
+    pub fn lock(&self) -> &'a ArenaLock {
+        self.lock
+    }
+
+    /// Whether counted as a holder that writes.
+    pub fn writes(&self) -> bool {
+        self.weight == WRITER
+    }
+}
+
+impl Drop for Hold<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        // Release: unlocked access that sees the count go down sees every write made
+        // under the lock.
+        self.lock.access.fetch_sub(self.weight, Ordering::Release);
+    }
+}
+
+/// Counts the caller as a holder of each arena of `locks` (with `true` for one it
+/// will write), then, if any of them was accessed without a lock in a way that
+/// conflicts since its holders last waited, waits once for the GIL: unlocked access
+/// runs whole under the GIL, so once the GIL is had none is under way, and none
+/// starts while the count stands. Called before any lock or fork session is taken
+/// (the GIL's holder may be waiting for either); a caller already inside a session
+/// does not wait (debug builds assert that it never happens).
+pub fn hold<'a, const N: usize>(
+    locks: [Option<(&'a ArenaLock, bool)>; N],
+) -> [Option<Hold<'a>>; N] {
+    let mut conflicts = false;
+    let holds = locks.map(|lock| {
+        let (lock, writes) = lock?;
+        let (weight, conflicting) = if writes {
+            (WRITER, READ_UNLOCKED | WRITTEN_UNLOCKED)
+        } else {
+            (READER, WRITTEN_UNLOCKED)
+        };
+        // Acquire: what unlocked access wrote before its mark is seen.
+        conflicts |= lock.access.fetch_add(weight, Ordering::Acquire) & conflicting != 0;
+        Some(Hold { lock, weight })
+    });
+    if conflicts {
+        wait_for_gil(&|| {
+            for hold in holds.iter().flatten() {
+                let marks = READ_UNLOCKED | WRITTEN_UNLOCKED;
+                hold.lock.access.fetch_and(!marks, Ordering::Relaxed);
+            }
+        });
+    }
+    holds
+}
+
+/// Runs `clear` holding the GIL, through the registered wait.
+#[cold]
+#[inline(never)]
+fn wait_for_gil(clear: &dyn Fn()) {
+    debug_assert!(!in_session(), "waiting for the GIL inside a fork session");
+    let wait = GIL_WAIT.load(Ordering::Acquire);
+    if wait == 0 || in_session() {
+        return;
+    }
+    // SAFETY: only ever stored from a `fn(&dyn Fn())` by `set_gil_wait`.
+    let wait: fn(&dyn Fn()) = unsafe { std::mem::transmute::<usize, fn(&dyn Fn())>(wait) };
+    wait(clear);
 }
 
 impl ArenaLock {
@@ -37,28 +153,79 @@ impl ArenaLock {
     pub const fn new() -> ArenaLock {
         ArenaLock {
             lock: RwLock::new(Arena::new()),
+            access: AtomicU64::new(0),
         }
     }
 
-    /// Locks for reading. A panic in an earlier holder does not poison the arena: its
-    /// invariants do not depend on an interrupted operation finishing.
+    /// Locks for reading, counted as a holder (see [`hold`]). A panic in an
+    /// earlier holder does not poison the arena: its invariants do not depend on an
+    /// interrupted operation finishing.
     #[inline]
     pub fn read(&self) -> ReadGuard<'_> {
-        self.read_in(Some(Session::enter()))
+        let [hold] = hold([Some((self, false))]);
+        self.read_in(Some(Session::enter()), hold)
     }
 
-    /// Locks for writing (see [`ArenaLock::read`] on poisoning), and applies releases
-    /// that other arenas posted for this one.
+    /// Locks for writing, counted as a holder (see [`ArenaLock::read`] on poisoning),
+    /// and applies releases that other arenas posted for this one.
     #[inline]
     pub fn write(&self) -> WriteGuard<'_> {
-        self.write_in(Some(Session::enter()))
+        let [hold] = hold([Some((self, true))]);
+        self.write_in(Some(Session::enter()), hold)
+    }
+
+    /// [`ArenaLock::read`] for a caller that counted itself with [`hold`] (with
+    /// the other arenas it locks).
+    #[inline]
+    pub fn read_held<'a>(&'a self, hold: Hold<'a>) -> ReadGuard<'a> {
+        debug_assert!(std::ptr::eq(hold.lock, self));
+        self.read_in(Some(Session::enter()), Some(hold))
+    }
+
+    /// [`ArenaLock::write`] for a caller that counted itself with [`hold`].
+    #[inline]
+    pub fn write_held<'a>(&'a self, hold: Hold<'a>) -> WriteGuard<'a> {
+        debug_assert!(std::ptr::eq(hold.lock, self) && hold.weight == WRITER);
+        self.write_in(Some(Session::enter()), Some(hold))
+    }
+
+    /// Whether a caller that holds Python's GIL, and keeps it until it is done, may read
+    /// elements of this arena's arrays without the lock: no holder counted for writing.
+    /// Marks the arena as read without a lock, so that a writer about to lock it waits
+    /// for the GIL first (see [`hold`]).
+    #[inline]
+    pub fn may_read_unlocked(&self) -> bool {
+        self.marked(READ_UNLOCKED) & WRITERS == 0
+    }
+
+    /// Whether a caller that holds the GIL may write elements of this arena's arrays
+    /// without the lock (elements that name no block of it): no holder at all. Marks
+    /// the arena as written without a lock, as [`ArenaLock::may_read_unlocked`] does.
+    #[inline]
+    pub fn may_write_unlocked(&self) -> bool {
+        self.marked(WRITTEN_UNLOCKED) & (READERS | WRITERS) == 0
+    }
+
+    /// The access word, with `mark` set in it. A mark is set by a read-modify-write, the
+    /// first time only: a holder counted later finds it, one counted earlier is in the
+    /// value returned. Once it is set, a plain load does: a holder counted after the load
+    /// finds the mark (until a holder clears it, which happens under the GIL, so never
+    /// while this caller works).
+    #[inline]
+    fn marked(&self, mark: u64) -> u64 {
+        let access = self.access.load(Ordering::Acquire);
+        if access & mark != 0 {
+            access
+        } else {
+            self.access.fetch_or(mark, Ordering::Acquire)
+        }
     }
 
     /// [`ArenaLock::read`] for a caller that holds Python's GIL from before this call
     /// until the guard is dropped (see [`ArenaLock::write_holding_gil`]).
     #[inline]
     pub fn read_holding_gil(&self) -> ReadGuard<'_> {
-        self.read_in(None)
+        self.read_in(None, None)
     }
 
     /// [`ArenaLock::write`] for a caller that holds Python's GIL from before this call
@@ -71,19 +238,20 @@ impl ArenaLock {
     /// go while the guard lives (a loop that detaches) must use [`ArenaLock::write`].
     #[inline]
     pub fn write_holding_gil(&self) -> WriteGuard<'_> {
-        self.write_in(None)
+        self.write_in(None, None)
     }
 
     #[inline]
-    fn read_in(&self, session: Option<Session>) -> ReadGuard<'_> {
+    fn read_in<'a>(&'a self, session: Option<Session>, hold: Option<Hold<'a>>) -> ReadGuard<'a> {
         ReadGuard {
             guard: self.lock.read().unwrap_or_else(PoisonError::into_inner),
             _session: session,
+            _hold: hold,
         }
     }
 
     #[inline]
-    fn write_in(&self, session: Option<Session>) -> WriteGuard<'_> {
+    fn write_in<'a>(&'a self, session: Option<Session>, hold: Option<Hold<'a>>) -> WriteGuard<'a> {
         let mut guard = self.lock.write().unwrap_or_else(PoisonError::into_inner);
         guard.collect_mail();
         // Built only now, in the caller's place: a guard built first and then moved
@@ -93,6 +261,7 @@ impl ArenaLock {
         WriteGuard {
             guard,
             _session: session,
+            _hold: hold,
         }
     }
 
@@ -157,5 +326,57 @@ mod tests {
         let mut w = lock.write();
         w.store(b"a string of more than twelve bytes").unwrap();
         assert!(lock.lock.try_read().is_err());
+    }
+
+    #[test]
+    fn unlocked_access_waits_for_no_holder_it_conflicts_with() {
+        let lock = ArenaLock::new();
+        assert!(lock.may_read_unlocked() && lock.may_write_unlocked());
+        let reading = lock.read();
+        assert!(
+            lock.may_read_unlocked(),
+            "readers do not conflict with a reader"
+        );
+        assert!(!lock.may_write_unlocked());
+        drop(reading);
+        let writing = lock.write();
+        assert!(!lock.may_read_unlocked() && !lock.may_write_unlocked());
+        drop(writing);
+        assert!(lock.may_read_unlocked() && lock.may_write_unlocked());
+        // Counted without a lock: held until the holds are dropped.
+        let other = ArenaLock::new();
+        let holds = hold([Some((&lock, false)), None, Some((&other, true))]);
+        assert!(holds[1].is_none() && holds[2].as_ref().is_some_and(Hold::writes));
+        assert!(!lock.may_write_unlocked() && !other.may_read_unlocked());
+        drop(holds);
+        assert!(lock.may_write_unlocked() && other.may_read_unlocked());
+    }
+
+    thread_local! {
+        /// The waits of this thread (tests run on threads of their own).
+        static WAITS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+    }
+
+    #[test]
+    fn a_holder_waits_once_after_conflicting_unlocked_access() {
+        set_gil_wait(|clear| {
+            WAITS.with(|waits| waits.set(waits.get() + 1));
+            clear();
+        });
+        let lock = ArenaLock::new();
+        let waits = || WAITS.with(std::cell::Cell::get);
+        let before = waits();
+        drop(lock.write());
+        assert_eq!(waits(), before, "no unlocked access: no wait");
+        assert!(lock.may_read_unlocked());
+        drop(lock.read());
+        assert_eq!(waits(), before, "a reader does not wait for unlocked reads");
+        drop(lock.write());
+        assert_eq!(waits(), before + 1, "a writer waits for them");
+        drop(lock.write());
+        assert_eq!(waits(), before + 1, "once: the wait cleared the mark");
+        assert!(lock.may_write_unlocked());
+        drop(lock.read());
+        assert_eq!(waits(), before + 2, "a reader waits for unlocked writes");
     }
 }
