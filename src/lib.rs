@@ -3,6 +3,7 @@
 
 mod arenas;
 mod arrow;
+mod by_id;
 mod casts;
 mod copyswap;
 mod descr;
