@@ -44,7 +44,7 @@ pub use search::{count, endswith, find, inline_endswith, rfind, startswith, Byte
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
-pub use translate::{translate, Replacement, TranslateTable};
+pub use translate::{inline_unchanged, translate, Replacement, TranslateTable};
 pub use ucs4::{ucs4_to_utf8, utf8_to_ucs4};
 pub use unicode::{CaseMapping, UnicodeTables};
 

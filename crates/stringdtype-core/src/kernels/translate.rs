@@ -8,6 +8,7 @@
 
 use super::unicode::decode_at;
 use super::ArgumentError;
+use crate::view::View;
 
 /// What a character becomes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -107,6 +108,17 @@ impl TranslateTable {
         let at = s[from..].iter().position(|&b| self.starts[b as usize])?;
         Some(from + at)
     }
+}
+
+/// `view` itself when it is an inline string that `table` leaves as it is (no byte of it
+/// may start a mapped character), else `None`: the loop's shortcut, without an arena.
+#[inline]
+pub fn inline_unchanged(view: View, table: &TranslateTable) -> Option<View> {
+    if !view.is_inline_string() {
+        return None;
+    }
+    let bytes = view.inline_bytes()?;
+    table.next_start(bytes, 0).is_none().then_some(view)
 }
 
 /// `s.translate(table)`: `s` itself when no character of `s` is in the table, else the
@@ -223,6 +235,35 @@ mod tests {
             assert_eq!(result.as_ptr(), s.as_ptr(), "{s:?}");
             assert!(out.is_empty());
         }
+    }
+
+    #[test]
+    fn inline_unchanged_reads_only_inline_strings() {
+        let table = build(&[('é', Some("e")), ('a', None)].into_iter().collect());
+        // "ê" is unchanged but shares its lead byte with "é": the shortcut leaves it to
+        // the kernel.
+        let cases = [
+            ("", true),
+            ("xyz", true),
+            ("\0", true),
+            ("exctly12byt!", true),
+            ("exactly12byt", false),
+            ("ê", false),
+            ("a", false),
+            ("bé", false),
+        ];
+        for (text, unchanged) in cases {
+            let view = View::try_inline(text.as_bytes()).expect("inline");
+            let want = unchanged.then_some(view);
+            assert_eq!(inline_unchanged(view, &table), want, "{text:?}");
+        }
+        assert_eq!(inline_unchanged(View::NA, &table), None);
+        let location = crate::view::Location {
+            chunk: 1,
+            offset: 0,
+        };
+        let long = View::long(13, *b"bbbb", location).unwrap();
+        assert_eq!(inline_unchanged(long, &table), None);
     }
 
     #[test]
