@@ -47,13 +47,17 @@ impl ToPyErr for Error {
 
 impl ToPyErr for ArgumentError {
     /// Python's `ValueError` for a bad argument (as `str.partition("")` raises), NumPy's
-    /// `TypeError` for a bad fill character.
+    /// `TypeError` for a bad fill character, Python's for a `translate` value of the
+    /// wrong type.
     fn to_py(self) -> PyErr {
         match self {
-            ArgumentError::FillCharacter => PyTypeError::new_err(self.to_string()),
-            ArgumentError::EmptySeparator | ArgumentError::ZeroStep => {
-                PyValueError::new_err(self.to_string())
+            ArgumentError::FillCharacter | ArgumentError::MappingType => {
+                PyTypeError::new_err(self.to_string())
             }
+            ArgumentError::EmptySeparator
+            | ArgumentError::ZeroStep
+            | ArgumentError::MappingRange
+            | ArgumentError::MappingSurrogate => PyValueError::new_err(self.to_string()),
         }
     }
 }

@@ -3,6 +3,7 @@
 
 mod arenas;
 mod arrow;
+mod by_id;
 mod casts;
 mod copyswap;
 mod descr;
@@ -17,6 +18,7 @@ mod ndarray;
 mod numpy_version;
 mod regex;
 mod sort;
+mod translate;
 mod ufuncs;
 mod unicode;
 
@@ -116,6 +118,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_rebuild_dtype, m)?)?;
     m.add_class::<arrow::ArrowStringViewArray>()?;
     m.add_class::<regex::RegexProgram>()?;
+    m.add_class::<translate::TranslateTable>()?;
     m.add_function(wrap_pyfunction!(lists::_split, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_join_flat, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_regex_lists, m)?)?;

@@ -3,21 +3,18 @@
 //! run (search, count, sub, ...) and the Python callable that answers an element the
 //! engine cannot (a pattern it does not support, or one string it would read differently).
 //!
-//! A program is registered under an id for as long as its Python object lives: the regex
-//! ufuncs take the id as an int64 operand (NumPy then does broadcasting, `out=` and
-//! strides), and look the program up without the GIL. An id that names no program is a
-//! `ValueError`, so the private ufuncs are safe to call with any number.
+//! A program is registered under an id for as long as its Python object lives
+//! (`by_id`): the regex ufuncs take the id as an int64 operand and look the program up
+//! without the GIL.
 
-use std::collections::HashMap;
-use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
-use stringdtype_core::fork::Session;
 use stringdtype_core::regex::{Flags, Pattern, PatternError, SubError, Template, UnicodeClasses};
 
+use crate::by_id::{Lookup, Registry};
 use crate::error::{attach, CoreResultExt, ToPyErr};
 use crate::unicode::tables;
 
@@ -164,37 +161,20 @@ impl Program {
     }
 }
 
-/// The programs alive, by id. Taken inside a fork session, never with the GIL needed.
-static PROGRAMS: Mutex<Option<HashMap<i64, Arc<Program>>>> = Mutex::new(None);
-static NEXT_ID: AtomicI64 = AtomicI64::new(1);
-
-fn with_programs<R>(f: impl FnOnce(&mut HashMap<i64, Arc<Program>>) -> R) -> R {
-    let _session = Session::enter();
-    let mut programs = PROGRAMS.lock().unwrap_or_else(PoisonError::into_inner);
-    f(programs.get_or_insert_with(HashMap::new))
-}
+/// The programs alive, by id.
+static PROGRAMS: Registry<Program> = Registry::new("regular expression program");
 
 /// The program with id `id`, for a loop.
 pub fn program(id: i64) -> PyResult<Arc<Program>> {
-    with_programs(|programs| programs.get(&id).cloned())
-        .ok_or_else(|| PyValueError::new_err(format!("no regular expression program has id {id}")))
+    PROGRAMS.get(id)
 }
 
 /// Looks programs up by id for a loop, once per id in a row.
-#[derive(Default)]
-pub struct Programs {
-    last: Option<(i64, Arc<Program>)>,
-}
+pub type Programs = Lookup<Program>;
 
-impl Programs {
-    /// The program with id `id`.
-    #[inline]
-    pub fn get(&mut self, id: i64) -> PyResult<&Arc<Program>> {
-        if self.last.as_ref().is_none_or(|(last, _)| *last != id) {
-            self.last = Some((id, program(id)?));
-        }
-        Ok(&self.last.as_ref().expect("set above").1)
-    }
+/// A new lookup of programs for one loop call.
+pub fn programs() -> Programs {
+    Lookup::new(&PROGRAMS)
 }
 
 /// Python's character classes for the engine, from the running Python's tables.
@@ -267,13 +247,12 @@ impl RegexProgram {
             }
         };
         let uses_engine = engine.is_some();
-        let program = Arc::new(Program {
+        let program = Program {
             engine,
             op,
             fallback,
-        });
-        let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
-        with_programs(|programs| programs.insert(id, program));
+        };
+        let id = PROGRAMS.insert(program);
         Ok(RegexProgram { id, uses_engine })
     }
 
@@ -299,8 +278,6 @@ impl RegexProgram {
 
 impl Drop for RegexProgram {
     fn drop(&mut self) {
-        // The program itself lives on while a loop still holds it.
-        let removed = with_programs(|programs| programs.remove(&self.id));
-        drop(removed);
+        PROGRAMS.remove(self.id);
     }
 }

@@ -58,6 +58,14 @@ capitalize: np.ufunc
 title: np.ufunc
 casefold: np.ufunc
 _utf8_nbytes: np.ufunc
+
+# str.translate (see stringdtype.strings.translate, which makes the table for each call).
+class TranslateTable:
+    def __new__(cls, mapping: dict[int, Any]) -> Self: ...
+    @property
+    def id(self) -> int: ...
+
+_translate: np.ufunc
 _encode_utf8: np.ufunc
 
 # Missing values under pandas' policy (see stringdtype.strings): the calling thread's

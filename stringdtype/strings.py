@@ -6,6 +6,8 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
 * ``upper lower swapcase capitalize title`` (and ``casefold``, which ``np.strings``
   lacks) are ufuncs written in Rust with Python's ``str`` semantics (full Unicode case
   mappings from the running interpreter's database, ASCII fast path);
+* ``translate`` is a Rust loop with ``str.translate``'s results (deletions, replacements
+  of any length, code points), the table prepared once per call;
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
 * everything else is ``np.strings``' own function, which already runs this package's
   loops; where the running NumPy lacks the ufunc behind one (``slice`` before NumPy 2.3),
@@ -28,8 +30,8 @@ comparisons are false for a missing operand (``not_equal`` true), as for NaN; th
 predicates, ``startswith`` and ``endswith`` take ``na=`` (default ``False``), the bool a
 missing value gives; ``partition`` and ``rpartition`` give three missing parts;
 ``split``, ``rsplit``, ``split_flat`` and ``join`` a missing list or string. ``mod``,
-``translate``, ``encode`` and ``decode`` keep ``np.strings``' rules (bytes arrays hold no
-missing value; the other two are NumPy's per-element Python code). The loops decide
+``encode`` and ``decode`` keep ``np.strings``' rules (bytes arrays hold no missing value;
+``mod`` is NumPy's per-element Python code). The loops decide
 this in Rust, under a missing-value policy this module sets for the calling thread
 around each call (``np.strings`` itself keeps NumPy's rules and raises where NumPy's
 StringDType raises). Arrays of other dtypes go to ``np.strings`` unchanged, except
@@ -66,7 +68,7 @@ def _is_ours(a):
 
 
 # The functions that keep np.strings' missing-value rules.
-_NUMPY_RULES = {"mod", "translate", "encode", "decode"}
+_NUMPY_RULES = {"mod", "encode", "decode"}
 # The functions with bool results that take ``na=``.
 _NA_KEYWORD = {"isalpha", "isdigit", "isspace", "isalnum", "islower", "isupper", "istitle"}
 _NA_KEYWORD |= {"isdecimal", "isnumeric", "startswith", "endswith"}
@@ -198,6 +200,43 @@ def decode(a, encoding=None, errors=None):
     return np.strings.decode(a, encoding, errors)
 
 
+def _translate_table(a, table):
+    """``table`` as a ``_core.TranslateTable`` for the strings of ``a``.
+
+    A ``dict`` with int keys (what ``str.maketrans`` returns) is read whole. Any other
+    table (another mapping, a dict subclass that may define ``__missing__``, a sequence)
+    is asked, as ``str.translate`` asks it, ``table[ord(c)]`` for each distinct
+    character ``c`` of the strings that are not missing, a ``LookupError`` meaning "keep
+    ``c``": once per character rather than once per occurrence.
+    """
+    if type(table) is dict and all(isinstance(key, int) for key in table):
+        return _core.TranslateTable(table)
+    present = a[~_core._isna(a)] if hasattr(a.dtype, "na_object") else a
+    mapping = {}
+    for code in map(ord, set("".join(present.ravel().tolist()))):
+        try:
+            mapping[code] = table[code]
+        except LookupError:
+            pass
+    return _core.TranslateTable(mapping)
+
+
+@_propagating
+def translate(a, table, deletechars=None):
+    """``str.translate(table)`` of each string, as ``np.strings.translate``.
+
+    On a StringDType array (without ``deletechars``, which only bytes take) a Rust loop
+    with ``str.translate``'s results and exceptions: ``table`` maps code points to a
+    ``str`` (of any length), a code point or ``None`` (delete), as ``str.maketrans``
+    builds it. A missing value stays missing. Other arrays go to ``np.strings.translate``.
+    """
+    a = np.asanyarray(a)
+    if not _is_ours(a) or deletechars is not None:
+        return np.strings.translate(a, table, deletechars)
+    prepared = _translate_table(a, table)
+    return _core._translate(a, prepared.id)
+
+
 # Parameters of np.strings functions that are string operands (the first, ``a``, too).
 _STRING_PARAMETERS = {"a", "sub", "prefix", "suffix", "chars", "fillchar", "sep", "old", "new"}
 
@@ -307,8 +346,8 @@ def rsplit(a, sep=None, maxsplit=None):
     return _split(a, sep, maxsplit, True)
 
 
-_OWN = {*_CASE, "encode", "decode", "join", "rsplit", "split", "split_flat"}
-_UNWRAPPED = _OWN | {"mod", "translate", "multiply", "zfill", "slice"}
+_OWN = {*_CASE, "encode", "decode", "join", "rsplit", "split", "split_flat", "translate"}
+_UNWRAPPED = _OWN | {"mod", "multiply", "zfill", "slice"}
 
 
 def _function(name):

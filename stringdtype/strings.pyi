@@ -1,4 +1,6 @@
 # Every name of numpy.strings, with the same signatures, plus the functions below.
+from typing import Any
+
 import numpy as np
 from numpy.strings import *
 from numpy.typing import ArrayLike
@@ -10,6 +12,7 @@ def split_flat(
     a: ArrayLike, sep: str | None = None, maxsplit: int = -1
 ) -> tuple[np.ndarray, np.ndarray]: ...
 def join(sep: str, parts: np.ndarray, offsets: ArrayLike) -> np.ndarray: ...
+def translate(a: ArrayLike, table: Any, deletechars: bytes | None = None) -> np.ndarray: ...
 
 # The bool results take na=, the bool a missing value gives (default False).
 def isalpha(

@@ -30,6 +30,10 @@ pub const STR_LEN: OnMissing = OnMissing::new(Error, |_, _| {
 pub const CASE: OnMissing = OnMissing::new(NanMissing, |_, _| {
     type_error("Cannot change the case of a null that is not a nan-like value or a string")
 });
+/// `translate`.
+pub const TRANSLATE: OnMissing = OnMissing::new(NanMissing, |_, _| {
+    type_error("Cannot translate a null that is not a nan-like value or a string")
+});
 /// UTF-8 `encode` and its size.
 pub const ENCODE: OnMissing = OnMissing::new(Error, |_, _| {
     type_error("Cannot encode a null that is not a string")

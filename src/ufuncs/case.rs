@@ -1,6 +1,7 @@
 //! The loops of the package's own ufuncs for what NumPy runs per element in Python: the
-//! case conversions `upper lower swapcase capitalize title casefold`, and the two halves
-//! of UTF-8 `encode` (`_utf8_nbytes` sizes the `S` output, `_encode_utf8` fills it).
+//! case conversions `upper lower swapcase capitalize title casefold`, `_translate` (over
+//! a string and the int64 id of a `translate::TranslateTable`), and the two halves of
+//! UTF-8 `encode` (`_utf8_nbytes` sizes the `S` output, `_encode_utf8` fills it).
 //!
 //! They are real `np.ufunc` objects (see `catalog`), so broadcasting, `out=`, `where=`
 //! and strides come from NumPy; `stringdtype.strings` wraps them with `np.strings`'
@@ -10,8 +11,10 @@ use stringdtype_core::kernels::{self, AsciiCase};
 use stringdtype_core::View;
 
 use crate::arenas::ArenaLocks;
+use crate::error::CoreResultExt;
 use crate::loops::{self, strings_out, ufunc_loop, values_out, Piece};
 use crate::missing::{self, ops};
+use crate::translate;
 use crate::unicode::{tables, PythonTables};
 
 /// A case conversion as a type: its kernel and, where short ASCII strings convert on
@@ -59,6 +62,27 @@ ufunc_loop!(pub(super) case_loop[C: CaseOp], 2, |args| {
             }
             None => Piece::Missing,
         })
+    })
+});
+
+ufunc_loop!(pub(super) translate_loop, 3, |args| {
+    let (strings, ids, out) = (args.strings(0), args.counts(1), args.strings_out(2));
+    let missing = missing::rule(&strings.state().na, ops::TRANSLATE, "");
+    let mut tables = translate::tables();
+    // The table of a scalar id (the usual call) lets inline strings it leaves alone
+    // through on their views alone.
+    let fixed = match ids.scalar() {
+        Some(id) => Some(tables.get(id)?.clone()),
+        None => None,
+    };
+    let mut locks = loops::lock(&[strings], &[out]);
+    let shortcut = |_, &[view]: &[View; 1]| kernels::inline_unchanged(view, fixed.as_deref()?);
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |e, [view], readers, scratch| {
+        let Some(s) = missing.operand(view, readers.get(0))? else {
+            return Ok(Piece::Missing);
+        };
+        let table = tables.get(ids.get(e))?;
+        Ok(Piece::Bytes(kernels::translate(s, table, scratch).py()?))
     })
 });
 

@@ -9,7 +9,7 @@ use std::ffi::{c_int, CStr};
 use pyo3::prelude::*;
 
 use super::basic::{isna_loop, str_len_nan_loop};
-use super::case::{case_loop, encode_loop, nbytes_loop};
+use super::case::{case_loop, encode_loop, nbytes_loop, translate_loop};
 use super::case::{Capitalize, Casefold, Lower, Swapcase, Title, Upper};
 use super::regex::{count_loop, count_nan_loop, extract_loop, sub_loop, test_loop};
 use super::registry::{new_ufunc, register, register_on, Dt, LoopDef};
@@ -140,6 +140,13 @@ const CATALOG: &[OwnUfunc] = &[
         1,
         &[(&[T, T], case_loop::<Casefold>)],
         c"Element-wise str.casefold.",
+    ),
+    // `str.translate`: a string and the int64 id of a `translate::TranslateTable`.
+    OwnUfunc::new(
+        c"_translate",
+        2,
+        &[(&[T, I, T], translate_loop)],
+        c"Each string translated by a translate table (str.translate).",
     ),
     // The two halves of UTF-8 `encode`: the `S` output's width, then its bytes.
     OwnUfunc::new(

@@ -13,7 +13,7 @@ use stringdtype_core::View;
 use crate::arenas::ArenaLocks;
 use crate::loops::{self, strings_out, ufunc_loop, Args, Elem, Piece};
 use crate::missing::{self, ops, MissingResult, OnMissing};
-use crate::regex::{Program, Programs};
+use crate::regex::{programs, Program};
 
 /// An element left to Python: the element, its program id and string.
 type Pending = Vec<(Elem, i64, Vec<u8>)>;
@@ -30,7 +30,7 @@ fn for_each_answer<R: Copy + MissingResult>(
     let (strings, ids) = (args.strings(0), args.counts(1));
     let state = strings.state();
     let missing = missing::rule(&state.na, on, "");
-    let mut programs = Programs::default();
+    let mut programs = programs();
     let mut pending = Pending::new();
     {
         let locks = ArenaLocks::reading(&[&state.arena]);
@@ -91,7 +91,7 @@ where
 {
     let (strings, ids, out) = (args.strings(0), args.counts(1), args.strings_out(2));
     let missing = missing::rule(&strings.state().na, ops::REGEX, "");
-    let mut programs = Programs::default();
+    let mut programs = programs();
     let mut pending = Pending::new();
     {
         let mut locks = loops::lock(&[strings], &[out]);

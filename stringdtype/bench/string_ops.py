@@ -26,6 +26,10 @@ def _sd_strings(name: str) -> Op:
     return call
 
 
+# ``translate``'s table: a replacement of one character, one of two, a deletion.
+_TABLE = str.maketrans({"a": "A", "e": "ée", " ": None})
+
+
 def _width(fn: Callable[..., Any]) -> Op:
     return lambda d: fn(d.a, d.width)
 
@@ -129,6 +133,13 @@ STRING_OPS: dict[str, dict[str, Op]] = {
     "casefold": row(
         stringdtype=_sd_strings("casefold"),
         object=pymap("casefold"),
+    ),
+    # polars' replace_many of single characters is translate: leftmost, not rescanned.
+    "translate": row(
+        lambda d: np.strings.translate(d.a, _TABLE),
+        stringdtype=lambda d: sd.strings.translate(d.a, _TABLE),
+        object=pymap("translate", _TABLE),
+        polars=lambda d: d.a.str.replace_many({"a": "A", "e": "ée", " ": ""}),
     ),
     "encode": row(
         lambda d: np.strings.encode(d.a),

@@ -25,6 +25,7 @@ pub mod search;
 pub mod slice;
 pub mod split;
 pub mod strip;
+pub mod translate;
 pub mod ucs4;
 pub mod unicode;
 
@@ -43,11 +44,13 @@ pub use search::{count, endswith, find, inline_endswith, rfind, startswith, Byte
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
+pub use translate::{inline_unchanged, translate, Replacement, TranslateTable};
 pub use ucs4::{ucs4_to_utf8, utf8_to_ucs4};
 pub use unicode::{CaseMapping, UnicodeTables};
 
 /// A bad argument to a kernel, which Python reports as `ValueError` (a fill character,
-/// as NumPy does, as `TypeError`).
+/// as NumPy does, and a `translate` value of the wrong type, as Python does, as
+/// `TypeError`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ArgumentError {
     /// `partition` and `rpartition` with an empty separator.
@@ -56,6 +59,14 @@ pub enum ArgumentError {
     ZeroStep,
     /// A fill character of `center`, `ljust` or `rjust` that is empty or not UTF-8.
     FillCharacter,
+    /// A `translate` table that maps a character to an integer outside
+    /// `range(0x110000)`.
+    MappingRange,
+    /// A `translate` table that maps a character to something other than an integer,
+    /// `None` or a `str`.
+    MappingType,
+    /// A `translate` table that maps a character to a surrogate, which UTF-8 cannot hold.
+    MappingSurrogate,
 }
 
 impl std::fmt::Display for ArgumentError {
@@ -65,6 +76,11 @@ impl std::fmt::Display for ArgumentError {
             ArgumentError::EmptySeparator => "empty separator",
             ArgumentError::ZeroStep => "slice step cannot be zero",
             ArgumentError::FillCharacter => "The fill character must be exactly one character long",
+            ArgumentError::MappingRange => "character mapping must be in range(0x110000)",
+            ArgumentError::MappingType => "character mapping must return integer, None or str",
+            ArgumentError::MappingSurrogate => {
+                "character mapping gives a surrogate, which a UTF-8 string cannot hold"
+            }
         })
     }
 }
