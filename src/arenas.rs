@@ -8,6 +8,10 @@
 
 use std::marker::PhantomData;
 use std::ptr;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+
+use pyo3::ffi;
+use pyo3::Python;
 
 use stringdtype_core::lock::{hold, Hold};
 use stringdtype_core::{Arena, ArenaLock, ReadGuard, WriteGuard};
@@ -29,6 +33,46 @@ impl Guard<'_> {
     }
 }
 
+/// Whether the current thread state is per thread (CPython 3.12 on), set once when the
+/// module is loaded; before 3.12 it is the GIL holder's, the same on every thread.
+static THREAD_STATE_PER_THREAD: AtomicBool = AtomicBool::new(false);
+
+/// Records what [`holds_gil`] needs to know of the running Python.
+pub fn init_gil_check(py: Python<'_>) {
+    THREAD_STATE_PER_THREAD.store(py.version_info() >= (3, 12), Relaxed);
+}
+
+/// Whether this thread holds the GIL, cheaply: it is asked once per call of the per-call
+/// path. From 3.12 on the current thread state is this thread's, null when it does not
+/// hold the GIL; before, it is the GIL holder's, which is this thread's own (its entry
+/// in the GIL state API) only when this thread holds it. Neither is dereferenced.
+/// `PyGILState_Check` answers too, at about twice the instructions, and answers yes on
+/// every thread once a subinterpreter was created.
+#[inline]
+pub fn holds_gil() -> bool {
+    // SAFETY: reads the thread state pointer, which needs no GIL.
+    let current = unsafe { ffi::compat::PyThreadState_GetUnchecked() };
+    if current.is_null() {
+        return false;
+    }
+    // SAFETY: reads this thread's entry of the GIL state API, which needs no GIL.
+    THREAD_STATE_PER_THREAD.load(Relaxed)
+        || current == unsafe { ffi::PyGILState_GetThisThreadState() }
+}
+
+/// How a holder of an arena waits for the copies that run without its lock under the
+/// GIL (`stringdtype_core::lock::hold`): runs `clear` holding the GIL. A thread that
+/// holds it already waits for nothing (no such copy can run meanwhile); after the
+/// interpreter is finalized (arrays freed at exit) no copy runs at all.
+pub fn wait_for_gil(clear: &dyn Fn()) {
+    // SAFETY: reads the interpreter's state, which needs no GIL.
+    if holds_gil() || unsafe { ffi::Py_IsInitialized() } == 0 {
+        clear();
+    } else {
+        crate::error::attach(|_| clear());
+    }
+}
+
 /// Locks two distinct arenas in the order [`ArenaLocks::new`] uses (by address): `source`
 /// for reading, `target` for writing. For a loop with one input and one output whose
 /// calls are too short to pay for the general lock set (casts that NumPy calls once per
@@ -39,6 +83,15 @@ pub fn lock_pair<'a>(
     target: &'a ArenaLock,
 ) -> (ReadGuard<'a>, WriteGuard<'a>) {
     debug_assert!(!ptr::eq(source, target), "two distinct arenas");
+    if holds_gil() {
+        // Nothing runs unlocked meanwhile, and no fork happens: no count, no session.
+        if ptr::from_ref(source) < ptr::from_ref(target) {
+            let read = source.read_holding_gil();
+            return (read, target.write_holding_gil());
+        }
+        let write = target.write_holding_gil();
+        return (source.read_holding_gil(), write);
+    }
     // Both counted before either is locked (see `hold`).
     let [Some(from), Some(to)] = hold([Some((source, false)), Some((target, true))]) else {
         unreachable!("two arenas given, two counted")
@@ -127,17 +180,27 @@ impl<'a> ArenaLocks<'a> {
             locked += 1;
             start = end;
         }
-        let holds = hold(runs);
-        let guards = holds.map(|hold: Option<Hold<'a>>| {
-            let hold = hold?;
-            let lock = hold.lock();
-            Some(if hold.writes() {
-                Guard::Write(lock.write_held(hold))
-            } else {
-                Guard::Read(lock.read_held(hold))
+        let mut guards = if holds_gil() {
+            // See `lock_pair`.
+            runs.map(|run| {
+                let (lock, writes) = run?;
+                Some(if writes {
+                    Guard::Write(lock.write_holding_gil())
+                } else {
+                    Guard::Read(lock.read_holding_gil())
+                })
             })
-        });
-        let mut guards = guards;
+        } else {
+            hold(runs).map(|hold: Option<Hold<'a>>| {
+                let hold = hold?;
+                let lock = hold.lock();
+                Some(if hold.writes() {
+                    Guard::Write(lock.write_held(hold))
+                } else {
+                    Guard::Read(lock.read_held(hold))
+                })
+            })
+        };
         let mut arenas = [std::ptr::null_mut(); 6];
         let mut writable = [false; 6];
         for (at, guard) in guards.iter_mut().enumerate() {

@@ -12,11 +12,12 @@ use pyo3::ffi::{self, PyObject, PyTypeObject, PyType_Slot};
 use pyo3::prelude::*;
 use stringdtype_core::View;
 
+use crate::arenas::holds_gil;
 use crate::casts;
 use crate::descr::{self, python, DescrObject, StringDescr};
 use crate::element::{
-    as_pystring, compare_elements, element_truth, get_element, holds_gil, read_view,
-    read_view_whole, replace_element, set_element, sorting_order,
+    as_pystring, compare_elements, element_truth, get_element, read_view, read_view_whole,
+    replace_element, set_element, sorting_order,
 };
 use crate::error::{loop_guard, with_gil_guard};
 use crate::ffi::*;

@@ -4,7 +4,6 @@
 
 use std::cmp::Ordering;
 use std::ptr;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
@@ -49,46 +48,6 @@ pub unsafe fn read_view_whole(_py: Python<'_>, arena: &ArenaLock, ptr: *const u8
         let _locked = arena.read_holding_gil(); // the GIL is held throughout
                                                 // SAFETY: forwarded contract.
         unsafe { read_view(ptr) }
-    }
-}
-
-/// Whether the current thread state is per thread (CPython 3.12 on), set once when the
-/// module is loaded; before 3.12 it is the GIL holder's, the same on every thread.
-static THREAD_STATE_PER_THREAD: AtomicBool = AtomicBool::new(false);
-
-/// Records what [`holds_gil`] needs to know of the running Python.
-pub fn init_gil_check(py: Python<'_>) {
-    THREAD_STATE_PER_THREAD.store(py.version_info() >= (3, 12), Relaxed);
-}
-
-/// Whether this thread holds the GIL, cheaply: it is asked once per call of the per-call
-/// path. From 3.12 on the current thread state is this thread's, null when it does not
-/// hold the GIL; before, it is the GIL holder's, which is this thread's own (its entry
-/// in the GIL state API) only when this thread holds it. Neither is dereferenced.
-/// `PyGILState_Check` answers too, at about twice the instructions, and answers yes on
-/// every thread once a subinterpreter was created.
-#[inline]
-pub fn holds_gil() -> bool {
-    // SAFETY: reads the thread state pointer, which needs no GIL.
-    let current = unsafe { ffi::compat::PyThreadState_GetUnchecked() };
-    if current.is_null() {
-        return false;
-    }
-    // SAFETY: reads this thread's entry of the GIL state API, which needs no GIL.
-    THREAD_STATE_PER_THREAD.load(Relaxed)
-        || current == unsafe { ffi::PyGILState_GetThisThreadState() }
-}
-
-/// How a holder of an arena waits for the copies that run without its lock under the
-/// GIL (`stringdtype_core::lock::hold`): runs `clear` holding the GIL. A thread that
-/// holds it already waits for nothing (no such copy can run meanwhile); after the
-/// interpreter is finalized (arrays freed at exit) no copy runs at all.
-pub fn wait_for_gil(clear: &dyn Fn()) {
-    // SAFETY: reads the interpreter's state, which needs no GIL.
-    if holds_gil() || unsafe { ffi::Py_IsInitialized() } == 0 {
-        clear();
-    } else {
-        crate::error::attach(|_| clear());
     }
 }
 

@@ -91,8 +91,8 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     unicode::check_version(py)?;
     ffi::load(py)?;
     stringdtype_core::fork::install_fork_handlers();
-    stringdtype_core::lock::set_gil_wait(element::wait_for_gil);
-    element::init_gil_check(py);
+    stringdtype_core::lock::set_gil_wait(arenas::wait_for_gil);
+    arenas::init_gil_check(py);
     numpy_version::init(py)?;
     let namespace = PyDict::new(py);
     namespace.set_item("__module__", "stringdtype")?;

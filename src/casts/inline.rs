@@ -19,8 +19,9 @@
 
 use std::ffi::{c_char, c_int, c_void};
 
+use crate::arenas::holds_gil;
 use crate::descr::StringDescr;
-use crate::element::{holds_gil, read_view, write_view};
+use crate::element::{read_view, write_view};
 use crate::ffi::{npy_intp, PyArrayMethod_Context};
 use crate::missing;
 
