@@ -1,5 +1,5 @@
-"""The Rust crates keep their shape: no import cycle between files, no file over the
-size limit (tools/check_layers.py, which this runs)."""
+"""The Rust crates and the Python package keep their shape: no import cycle between files,
+no file over the size limit (tools/check_layers.py, which this runs)."""
 
 import importlib.util
 from pathlib import Path
@@ -35,3 +35,27 @@ def test_the_checker_finds_a_cycle(check_layers, tmp_path):
     graph = {m: check_layers.imports(p, tmp_path, modules) for m, p in modules.items()}
     found = sorted(tuple(sorted(c)) for c in check_layers.cycles(graph))
     assert found == [(("a",), ("b",)), (("c",), ("c", "d"))]
+
+
+def test_the_checker_finds_a_python_cycle(check_layers, tmp_path):
+    # Two modules that import each other, and a child that imports a name from its parent
+    # package. No cycle: `d` imports `c` back only in a function and under TYPE_CHECKING,
+    # and `_ext` is a compiled submodule (it has a stub), not a name of `pkg`.
+    package = tmp_path / "pkg"
+    (package / "sub").mkdir(parents=True)
+    (package / "__init__.py").write_text("from . import a, c\n")
+    (package / "a.py").write_text("from . import b\n")
+    (package / "b.py").write_text("import pkg.a\n")
+    (package / "c.py").write_text("from . import _ext, d\n")
+    (package / "_ext.pyi").write_text("def f() -> None: ...\n")
+    (package / "d.py").write_text(
+        "from typing import TYPE_CHECKING\n"
+        "if TYPE_CHECKING:\n    from .c import C\n"
+        "def f():\n    from . import c\n"
+    )
+    (package / "sub" / "__init__.py").write_text("from .child import X\nNAME = 1\n")
+    (package / "sub" / "child.py").write_text("from . import NAME\nX = NAME\n")
+    modules = check_layers.python_files_of(package)
+    graph = {m: check_layers.python_imports(m, modules) for m in modules}
+    found = sorted(tuple(sorted(c)) for c in check_layers.cycles(graph))
+    assert found == [(("pkg", "a"), ("pkg", "b")), (("pkg", "sub"), ("pkg", "sub", "child"))]
