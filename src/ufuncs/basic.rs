@@ -15,7 +15,7 @@ use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::element::compare_with_na;
 use crate::error::CoreResultExt;
-use crate::loops::{self, strings_out_mut, ufunc_loop, values_out, Args, Elem, Piece, Strings};
+use crate::loops::{self, strings_out, ufunc_loop, values_out, Args, Elem, Piece, Strings};
 use crate::missing::{
     self, compare_missing, comparison_na, effective_na, has_na, ops, propagates, Missing,
     MissingResult,
@@ -187,7 +187,7 @@ ufunc_loop!(extreme_loop[const MAX: bool], 3, |args| {
         return out.write(locks.get_mut(2), first, bytes.as_deref());
     }
     let no_shortcut = |_, _: &[View; 2]| None;
-    strings_out_mut(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [a, b], readers, _| {
+    strings_out(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [a, b], readers, _| {
         // A NaN-like missing value counts as the greatest (see `compare_with_na`).
         let ordering = compare_with_na(na, a, readers.get(0), b, readers.get(1))?;
         let k = if ordering.is_lt() != MAX { 0 } else { 1 };
@@ -229,7 +229,7 @@ ufunc_loop!(add_loop, 3, |args| {
     let mut locks = loops::lock(&inputs, &[out]);
     // Short results come from the two views alone.
     let shortcut = |_, &[a, b]: &[View; 2]| View::concat_inline(a, b);
-    strings_out_mut(
+    strings_out(
         args.elements(),
         &mut locks,
         inputs,
@@ -247,7 +247,7 @@ ufunc_loop!(multiply_loop[const STRING_AT: usize], 3, |args| {
     let count = |e| repeat_count(counts.get(e), counts.is_unsigned());
     // Short results come from the view alone.
     let shortcut = |e, &[s]: &[View; 1]| View::repeat_inline(s, count(e));
-    strings_out_mut(args.elements(), &mut locks, [strings], out, shortcut, |e, [s], readers, _| {
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |e, [s], readers, _| {
         let Some(unit) = missing.operand(s, readers.get(0))? else {
             return Ok(Piece::Missing);
         };

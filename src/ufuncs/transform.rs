@@ -13,7 +13,7 @@ use stringdtype_core::{Arena, View, MAX_STRING_LEN};
 
 use super::registry::{Dt, LoopDef};
 use crate::error::CoreResultExt;
-use crate::loops::{self, overflow, parts_out, reserve, strings_out_mut, ufunc_loop, Piece};
+use crate::loops::{self, overflow, parts_out, reserve, strings_out, ufunc_loop, Piece};
 use crate::missing::{self, effective_na, ops, Missing};
 use crate::unicode::tables;
 
@@ -70,7 +70,7 @@ ufunc_loop!(strip_whitespace_loop[S: StripSide], 2, |args| {
     let mut locks = loops::lock(&[strings], &[out]);
     let tables = tables();
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_strip_whitespace(view, S::SIDE);
-    strings_out_mut(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, _| {
+    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, _| {
         let s = missing.operand(view, readers.get(0))?;
         Ok(s.map(|s| kernels::strip_whitespace(s, S::SIDE, tables)).into())
     })
@@ -88,7 +88,7 @@ ufunc_loop!(strip_chars_loop[S: StripSide], 3, |args| {
         None => None,
     };
     let shortcut = |_, &[a, _]: &[View; 2]| fixed.as_ref()?.inline_ascii_strip(a, S::SIDE);
-    strings_out_mut(args.elements(), &mut locks, inputs, out, shortcut, |_, [a, c], readers, _| {
+    strings_out(args.elements(), &mut locks, inputs, out, shortcut, |_, [a, c], readers, _| {
         let chars = chars_missing.operand(c, readers.get(1))?;
         let Some(s) = missing.operand(a, readers.get(0))? else {
             return Ok(Piece::Missing);
@@ -124,7 +124,7 @@ ufunc_loop!(replace_loop, 5, |args| {
         Some(&[byte]) if new_present && !counts.is_unsigned() => Some(byte),
         _ => None,
     };
-    strings_out_mut(
+    strings_out(
         args.elements(),
         &mut locks,
         inputs,
@@ -166,7 +166,7 @@ ufunc_loop!(expandtabs_loop, 3, |args| {
     let (strings, tabsizes, out) = (args.strings(0), args.counts(1), args.strings_out(2));
     let missing = missing::rule(&strings.state().na, ops::EXPANDTABS, "");
     let mut locks = loops::lock(&[strings], &[out]);
-    strings_out_mut(
+    strings_out(
         args.elements(),
         &mut locks,
         [strings],
@@ -241,7 +241,7 @@ ufunc_loop!(pad_loop[P: PadOp], if P::JUSTIFY.is_some() { 4 } else { 3 }, |args|
             _ => None,
         });
     let no_shortcut = |_, _: &[View; 2]| None;
-    strings_out_mut(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [view, fill_view], readers, out| {
+    strings_out(args.elements(), &mut locks, inputs, out, no_shortcut, |e, [view, fill_view], readers, out| {
         let fill = match (fixed_fill, fill_at) {
             (Some(fill), _) => fill,
             (None, Some(_)) => match missing.operand(fill_view, readers.get(1))? {
@@ -352,7 +352,7 @@ ufunc_loop!(pub(super) slice_loop, 5, |args| {
     let missing = missing::rule(&strings.state().na, ops::SLICE, "");
     let mut locks = loops::lock(&[strings], &[out]);
     let bounds = |e| [starts, stops, steps].map(|counts| counts.get(e) as isize);
-    strings_out_mut(
+    strings_out(
         args.elements(),
         &mut locks,
         [strings],
