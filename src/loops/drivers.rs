@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use stringdtype_core::arena::PartArena;
 use stringdtype_core::{Arena, View};
 
-use super::pool::{cut, in_parts, on_pool, split_threads};
+use super::pool::{cut, in_parts, on_pool, part_span, split_threads};
 use super::{Elem, Elems, Strings, StringsOut, Value, Values};
 use crate::arenas::{ArenaLocks, Readers};
 use crate::error::CoreResultExt;
@@ -245,7 +245,7 @@ where
 {
     let mut scratch = Vec::new();
     let ranges = cut(&elems, threads);
-    let Ok(arenas) = writer.reserve_parts(ranges.len()) else {
+    let Ok(arenas) = writer.reserve_parts(ranges.len(), part_span()) else {
         let sink = Sink::Direct(writer);
         return fill(elems, kernel, &mut &*element, readers, sink, &mut scratch);
     };

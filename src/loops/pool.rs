@@ -26,11 +26,12 @@
 use std::ffi::c_int;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use rayon_core::{ThreadPool, ThreadPoolBuilder};
+use stringdtype_core::arena::PART_SPAN;
 use stringdtype_core::fork::{LentSession, Session};
 
 use super::{Elems, Value, Values};
@@ -266,6 +267,29 @@ pub fn _pool_threshold() -> usize {
 #[pyfunction]
 pub fn _set_pool_threshold(n: usize) {
     MIN_ELEMENTS.store(n, Ordering::Relaxed);
+}
+
+/// The chunk ids each part of a call with string results may use: the arena's
+/// [`PART_SPAN`], or what `_set_part_span` set (for tests of a part that runs out).
+static PART_IDS: AtomicU32 = AtomicU32::new(PART_SPAN);
+
+/// The chunk ids each part of a call with string results reserves.
+pub(super) fn part_span() -> u32 {
+    PART_IDS.load(Ordering::Relaxed)
+}
+
+/// _set_part_span(n)
+/// --
+///
+/// Sets the chunk ids each part of a parallel call with string results reserves (a
+/// power of two; for tests of a part that runs out of them).
+#[pyfunction]
+pub fn _set_part_span(n: u32) -> PyResult<()> {
+    if !n.is_power_of_two() {
+        return Err(pyo3::exceptions::PyValueError::new_err("a power of two"));
+    }
+    PART_IDS.store(n, Ordering::Relaxed);
+    Ok(())
 }
 
 /// _set_pool_threads(n)

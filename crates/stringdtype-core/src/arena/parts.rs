@@ -48,17 +48,19 @@ impl PartArena {
     /// work in the owner instead.
     pub fn is_exhausted(&self) -> bool {
         let arena = &self.arena;
-        arena.chunks.len() >= PART_SPAN as usize && arena.free_locals.is_empty()
+        arena.chunks.len() >= arena.span as usize && arena.free_locals.is_empty()
     }
 }
 
 impl Arena {
-    /// Reserves `n` disjoint spans of [`PART_SPAN`] chunk ids in this arena's current
-    /// range (taking a larger range first if needed) and returns a writer for each, in
-    /// order. Hand them back with [`Arena::absorb_parts`] before writing to this arena
-    /// again. Fails when the ids or the memory to absorb the parts later are not there.
-    pub fn reserve_parts(&mut self, n: usize) -> Result<Vec<PartArena>> {
-        let span = PART_SPAN as usize;
+    /// Reserves `n` disjoint spans of `span` chunk ids (a power of two, [`PART_SPAN`]
+    /// but for tests) in this arena's current range (taking a larger range first if
+    /// needed) and returns a writer for each, in order. Hand them back with
+    /// [`Arena::absorb_parts`] before writing to this arena again. Fails when the ids or
+    /// the memory to absorb the parts later are not there.
+    pub fn reserve_parts(&mut self, n: usize, span: u32) -> Result<Vec<PartArena>> {
+        assert!(span.is_power_of_two(), "a part's span is a power of two");
+        let span = span as usize;
         let first = self.chunks.len().next_multiple_of(span);
         let needed = n
             .checked_mul(span)
@@ -81,7 +83,7 @@ impl Arena {
             let mut arena = Arena::new();
             // `first` is a multiple of the span, a power of two, and the base is aligned
             // to the range's size, so `base | local` of the part is the owner's id.
-            (arena.base, arena.span) = (self.base + first, PART_SPAN);
+            (arena.base, arena.span) = (self.base + first, span as u32);
             arena.next_chunk = self.next_chunk;
             parts.push(PartArena {
                 arena,

@@ -36,7 +36,7 @@ fn local_of(arena: &Arena, view: &View) -> Option<u32> {
 fn views_written_by_parts_on_threads_are_the_owners_after_absorbing() {
     let mut owner = Arena::new();
     let before = owner.store(&string(99, 1)).unwrap();
-    let mut parts = owner.reserve_parts(4).unwrap();
+    let mut parts = owner.reserve_parts(4, PART_SPAN).unwrap();
     let written: Vec<Vec<(View, Vec<u8>)>> = std::thread::scope(|scope| {
         let workers: Vec<_> = parts
             .iter_mut()
@@ -79,7 +79,7 @@ fn views_written_by_parts_on_threads_are_the_owners_after_absorbing() {
 #[test]
 fn absorbed_chunks_are_published_for_other_arenas() {
     let mut owner = Arena::new();
-    let mut parts = owner.reserve_parts(2).unwrap();
+    let mut parts = owner.reserve_parts(2, PART_SPAN).unwrap();
     let views = fill(parts[1].arena(), 1, 1000);
     owner.absorb_parts(parts, 2);
     let reader = Arena::new();
@@ -95,7 +95,7 @@ fn absorbed_chunks_are_published_for_other_arenas() {
 #[test]
 fn the_owner_releases_and_reuses_what_parts_stored() {
     let mut owner = Arena::new();
-    let mut parts = owner.reserve_parts(3).unwrap();
+    let mut parts = owner.reserve_parts(3, PART_SPAN).unwrap();
     let views: Vec<_> = parts
         .iter_mut()
         .enumerate()
@@ -122,7 +122,7 @@ fn the_owner_releases_and_reuses_what_parts_stored() {
 #[test]
 fn parts_not_kept_free_their_chunks_and_name_nothing() {
     let mut owner = Arena::new();
-    let mut parts = owner.reserve_parts(3).unwrap();
+    let mut parts = owner.reserve_parts(3, PART_SPAN).unwrap();
     let kept = fill(parts[0].arena(), 0, 2000);
     let dropped = fill(parts[2].arena(), 2, 2000);
     let kept_capacity = parts[0].arena().memory_usage().capacity;
@@ -148,7 +148,7 @@ fn parts_not_kept_free_their_chunks_and_name_nothing() {
 fn an_owner_with_strings_in_small_ranges_keeps_reading_them() {
     let mut owner = Arena::new();
     let early = fill(&mut owner, 7, 200);
-    let mut parts = owner.reserve_parts(2).unwrap();
+    let mut parts = owner.reserve_parts(2, PART_SPAN).unwrap();
     let late = fill(parts[0].arena(), 0, 200);
     owner.absorb_parts(parts, 2);
     for (view, data) in early.iter().chain(&late) {
@@ -159,7 +159,7 @@ fn an_owner_with_strings_in_small_ranges_keeps_reading_them() {
 #[test]
 fn a_part_out_of_ids_says_so() {
     let mut owner = Arena::new();
-    let mut parts = owner.reserve_parts(1).unwrap();
+    let mut parts = owner.reserve_parts(1, PART_SPAN).unwrap();
     let big = vec![b'x'; DEDICATED_THRESHOLD + 1];
     let part = &mut parts[0];
     let mut views = Vec::new();
@@ -180,7 +180,7 @@ fn a_part_out_of_ids_says_so() {
 #[should_panic(expected = "in order")]
 fn absorbing_after_the_owner_wrote_a_chunk_panics() {
     let mut owner = Arena::new();
-    let mut parts = owner.reserve_parts(1).unwrap();
+    let mut parts = owner.reserve_parts(1, PART_SPAN).unwrap();
     fill(parts[0].arena(), 0, 10);
     // A chunk too large for the owner's current one: it takes the part's local index.
     owner.store(&vec![b'y'; MIN_CHUNK]).unwrap();
@@ -188,9 +188,33 @@ fn absorbing_after_the_owner_wrote_a_chunk_panics() {
 }
 
 #[test]
+fn a_part_of_one_id_is_exhausted_by_its_second_chunk() {
+    let mut owner = Arena::new();
+    let mut parts = owner.reserve_parts(2, 1).unwrap();
+    let mut views = Vec::new();
+    let mut k = 0;
+    while !parts[1].is_exhausted() {
+        views.push(parts[1].arena().store(&string(1, k)).unwrap());
+        k += 1;
+    }
+    let full = loop {
+        match parts[1].arena().store(&string(1, k)) {
+            Ok(view) => views.push(view),
+            Err(err) => break err,
+        }
+        k += 1;
+    };
+    assert!(matches!(full, Error::ArenaFull(_)));
+    owner.absorb_parts(parts, 2);
+    for (i, view) in views.iter().enumerate() {
+        assert_eq!(owner.get(view).unwrap(), &string(1, i)[..]);
+    }
+}
+
+#[test]
 fn too_many_parts_are_refused() {
     let mut owner = Arena::new();
     let n = span(registry::LEVELS - 1) as usize / PART_SPAN as usize + 1;
-    assert!(owner.reserve_parts(n).is_err());
-    assert!(owner.reserve_parts(8).is_ok());
+    assert!(owner.reserve_parts(n, PART_SPAN).is_err());
+    assert!(owner.reserve_parts(8, PART_SPAN).is_ok());
 }
