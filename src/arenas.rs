@@ -139,6 +139,12 @@ pub struct Readers<'g, 'a> {
     _locks: PhantomData<&'g ArenaLocks<'a>>,
 }
 
+// SAFETY: through `&Readers` only shared references to arenas locked for reading are
+// handed out (`get` refuses the one held for writing), and an arena is read from
+// several threads at once as under any read lock (a parallel loop's workers read the
+// inputs while the calling thread, which holds the locks, waits for them).
+unsafe impl Sync for Readers<'_, '_> {}
+
 impl Readers<'_, '_> {
     /// The arena of operand `i` (not the one held for writing).
     #[inline]

@@ -17,7 +17,7 @@ use pyo3::prelude::*;
 
 use crate::descr::{DescrState, StringDescr};
 use crate::ffi::*;
-pub use drivers::{lock, parts_out, strings_out, values_out, Piece};
+pub use drivers::{lock, parts_out, strings_out, strings_out_mut, values_out, Piece};
 pub use operands::{
     overflow, BytesOut, CountValue, Counts, Elem, Elems, Strings, StringsOut, Value, Values,
 };

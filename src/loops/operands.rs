@@ -14,7 +14,9 @@ use stringdtype_core::{Arena, View};
 
 use super::Args;
 use crate::descr::{DescrState, StringDescr};
-use crate::element::{is_fresh_destination, read_len_and_prefix, read_view, write_element};
+use crate::element::{
+    is_fresh_destination, read_len_and_prefix, read_view, write_element, write_view,
+};
 use crate::error::CoreResultExt;
 use crate::missing::MissingResult;
 
@@ -52,6 +54,11 @@ impl Elems {
     #[inline]
     pub fn first(&self) -> Option<Elem> {
         self.get(0)
+    }
+
+    /// The elements of this range from `first` on (none if `first` is past it).
+    pub fn starting_at(&self, first: Elem) -> Elems {
+        Elems(first.0.clamp(self.0.start, self.0.end)..self.0.end)
     }
 
     /// Consecutive parts of at most `size` elements (`size` > 0).
@@ -336,6 +343,14 @@ pub struct StringsOut<'a> {
     fresh: bool,
 }
 
+// SAFETY: as for `Values`: a parallel loop (`loops::drivers`) gives each worker its own
+// range of elements, and writes elements only without releasing their old strings (a
+// fresh output), so a worker touches no arena through it; the calling thread waits for
+// the workers before it reads the output.
+unsafe impl Send for StringsOut<'_> {}
+// SAFETY: as above.
+unsafe impl Sync for StringsOut<'_> {}
+
 impl<'a> StringsOut<'a> {
     /// Operand `k` of `args`, a StringDType operand (as [`Strings::new`]).
     pub(super) fn new(args: &Args<'a>, k: usize) -> StringsOut<'a> {
@@ -359,6 +374,30 @@ impl<'a> StringsOut<'a> {
     pub fn bind(mut self, arena: &Arena) -> StringsOut<'a> {
         self.fresh = is_fresh_destination(arena, self.stride);
         self
+    }
+
+    /// Whether elements are written without releasing their old strings (decided by
+    /// [`Self::bind`]): then no element holds a string of the output's arena.
+    #[inline]
+    pub fn is_fresh(&self) -> bool {
+        self.fresh
+    }
+
+    /// The views of the elements of `elems` as they are now, for [`Self::restore`].
+    pub fn save(&self, elems: Elems) -> Vec<View> {
+        // SAFETY: `e` is an element of this call; any 16 bytes are a view.
+        elems
+            .map(|e| unsafe { read_view(address(self.data, self.stride, e)) })
+            .collect()
+    }
+
+    /// Puts back the views of the elements of `elems` that [`Self::save`] saved, without
+    /// releasing what the elements hold now (the caller frees those strings).
+    pub fn restore(&self, elems: Elems, saved: &[View]) {
+        for (e, view) in elems.zip(saved) {
+            // SAFETY: `e` is an element of this call, 16 bytes of the output's buffer.
+            unsafe { write_view(address(self.data, self.stride, e), *view) };
+        }
     }
 
     /// Stores `bytes` (or a missing value, for `None`) in `arena`, the output's, as

@@ -26,11 +26,12 @@
 use std::ffi::c_int;
 use std::num::NonZeroUsize;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use pyo3::prelude::*;
 use rayon_core::{ThreadPool, ThreadPoolBuilder};
+use stringdtype_core::arena::PART_SPAN;
 use stringdtype_core::fork::{LentSession, Session};
 
 use super::{Elems, Value, Values};
@@ -146,14 +147,58 @@ pub fn in_parts<T: Value, F>(elems: Elems, out: Values<T>, body: F) -> PyResult<
 where
     F: Fn(Elems) -> PyResult<()> + Sync,
 {
-    if elems.len() < MIN_ELEMENTS.load(Ordering::Relaxed) {
-        return on_this_thread(elems, body);
+    match split_threads(elems.len()) {
+        None => on_this_thread(elems, body),
+        Some(threads) => parallel(elems, out, threads, &body),
+    }
+}
+
+/// The number of threads a call of `len` elements is split between: `None` (the
+/// calling thread alone) below [`THRESHOLD`] elements or with one thread allowed.
+#[inline(always)]
+pub(super) fn split_threads(len: usize) -> Option<usize> {
+    if len < MIN_ELEMENTS.load(Ordering::Relaxed) {
+        return None;
     }
     let threads = threads();
-    if threads < 2 {
-        return on_this_thread(elems, body);
-    }
-    parallel(elems, out, threads, &body)
+    (threads >= 2).then_some(threads)
+}
+
+/// The contiguous parts a call over `elems` is cut into for `threads` threads: four
+/// per thread, none under a quarter of the threshold.
+pub(super) fn cut(elems: &Elems, threads: usize) -> Vec<Elems> {
+    let size = elems
+        .len()
+        .div_ceil(threads * PARTS_PER_THREAD)
+        .max(MIN_ELEMENTS.load(Ordering::Relaxed) / 4)
+        .max(1);
+    elems.chunks(size).collect()
+}
+
+/// Runs `work(k, &mut items[k])` for every item on the pool of `threads` workers and
+/// returns each one's result (a panic becomes its item's error), or `None` when the
+/// workers cannot be started (nothing ran). The calling thread holds a fork session
+/// while the workers run (they take lent ones) and waits for them.
+pub(super) fn on_pool<T: Send>(
+    threads: usize,
+    items: &mut [T],
+    work: &(dyn Fn(usize, &mut T) -> PyResult<()> + Sync),
+) -> Option<Vec<PyResult<()>>> {
+    // Held while the workers run: their lent sessions rely on it (see the module docs).
+    let _session = Session::enter();
+    let pool = pool(threads)?;
+    let mut results: Vec<PyResult<()>> = items.iter().map(|_| Ok(())).collect();
+    pool.scope(|scope| {
+        for (k, (item, result)) in items.iter_mut().zip(&mut results).enumerate() {
+            scope.spawn(move |_| {
+                let _lent = LentSession::enter();
+                let run = || work(k, item);
+                *result =
+                    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|p| Err(panic_to_py(p)));
+            });
+        }
+    });
+    Some(results)
 }
 
 /// The loop of [`in_parts`] on the calling thread. A function of its own, taking `body`
@@ -165,12 +210,6 @@ fn on_this_thread<F: Fn(Elems) -> PyResult<()>>(elems: Elems, body: F) -> PyResu
     body(elems)
 }
 
-/// What a worker leaves of its part: its result, and the part's old output bytes.
-struct Outcome {
-    result: PyResult<()>,
-    saved: Vec<u8>,
-}
-
 /// The parallel half of [`in_parts`].
 #[inline(never)]
 fn parallel<T: Value>(
@@ -179,47 +218,27 @@ fn parallel<T: Value>(
     threads: usize,
     body: &(dyn Fn(Elems) -> PyResult<()> + Sync),
 ) -> PyResult<()> {
-    // Held while the workers run: their lent sessions rely on it (see the module docs).
-    let _session = Session::enter();
-    let Some(pool) = pool(threads) else {
+    let mut parts: Vec<(Elems, Vec<u8>)> = cut(&elems, threads)
+        .into_iter()
+        .map(|part| (part, Vec::new()))
+        .collect();
+    let results = on_pool(threads, &mut parts, &|k, (part, saved)| {
+        // The first part is never put back: one thread writes it first too.
+        if k > 0 {
+            *saved = out.save(part.clone());
+        }
+        body(part.clone())
+    });
+    let Some(mut results) = results else {
         return body(elems);
     };
-    let size = elems
-        .len()
-        .div_ceil(threads * PARTS_PER_THREAD)
-        .max(MIN_ELEMENTS.load(Ordering::Relaxed) / 4)
-        .max(1);
-    let parts: Vec<Elems> = elems.chunks(size).collect();
-    let mut outcomes: Vec<Outcome> = parts
-        .iter()
-        .map(|_| Outcome {
-            result: Ok(()),
-            saved: Vec::new(),
-        })
-        .collect();
-    pool.scope(|scope| {
-        for (k, (part, outcome)) in parts.iter().zip(&mut outcomes).enumerate() {
-            scope.spawn(move |_| {
-                let _lent = LentSession::enter();
-                let run = || {
-                    // The first part is never put back: one thread writes it first too.
-                    if k > 0 {
-                        outcome.saved = out.save(part.clone());
-                    }
-                    body(part.clone())
-                };
-                outcome.result =
-                    catch_unwind(AssertUnwindSafe(run)).unwrap_or_else(|p| Err(panic_to_py(p)));
-            });
-        }
-    });
-    let Some(failed) = outcomes.iter().position(|o| o.result.is_err()) else {
+    let Some(failed) = results.iter().position(Result::is_err) else {
         return Ok(());
     };
-    for (part, outcome) in parts.iter().zip(&outcomes).skip(failed + 1) {
-        out.restore(part.clone(), &outcome.saved);
+    for (part, saved) in &parts[failed + 1..] {
+        out.restore(part.clone(), saved);
     }
-    outcomes.swap_remove(failed).result
+    results.swap_remove(failed)
 }
 
 /// _pool_threads()
@@ -248,6 +267,29 @@ pub fn _pool_threshold() -> usize {
 #[pyfunction]
 pub fn _set_pool_threshold(n: usize) {
     MIN_ELEMENTS.store(n, Ordering::Relaxed);
+}
+
+/// The chunk ids each part of a call with string results may use: the arena's
+/// [`PART_SPAN`], or what `_set_part_span` set (for tests of a part that runs out).
+static PART_IDS: AtomicU32 = AtomicU32::new(PART_SPAN);
+
+/// The chunk ids each part of a call with string results reserves.
+pub(super) fn part_span() -> u32 {
+    PART_IDS.load(Ordering::Relaxed)
+}
+
+/// _set_part_span(n)
+/// --
+///
+/// Sets the chunk ids each part of a parallel call with string results reserves (a
+/// power of two; for tests of a part that runs out of them).
+#[pyfunction]
+pub fn _set_part_span(n: u32) -> PyResult<()> {
+    if !n.is_power_of_two() {
+        return Err(pyo3::exceptions::PyValueError::new_err("a power of two"));
+    }
+    PART_IDS.store(n, Ordering::Relaxed);
+    Ok(())
 }
 
 /// _set_pool_threads(n)

@@ -12,7 +12,7 @@ use stringdtype_core::View;
 
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
-use crate::loops::{self, strings_out, ufunc_loop, values_out, Piece};
+use crate::loops::{self, strings_out, strings_out_mut, ufunc_loop, values_out, Piece};
 use crate::missing::{self, ops};
 use crate::translate;
 use crate::unicode::{tables, PythonTables};
@@ -77,7 +77,8 @@ ufunc_loop!(pub(super) translate_loop, 3, |args| {
     };
     let mut locks = loops::lock(&[strings], &[out]);
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_unchanged(view, fixed.as_deref()?);
-    strings_out(args.elements(), &mut locks, [strings], out, shortcut, |e, [view], readers, scratch| {
+    // The table lookup caches what it read: a kernel with state, on one thread.
+    strings_out_mut(args.elements(), &mut locks, [strings], out, shortcut, |e, [view], readers, scratch| {
         let Some(s) = missing.operand(view, readers.get(0))? else {
             return Ok(Piece::Missing);
         };

@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use stringdtype_core::View;
 
 use crate::arenas::ArenaLocks;
-use crate::loops::{self, strings_out, ufunc_loop, Args, Elem, Piece};
+use crate::loops::{self, strings_out_mut, ufunc_loop, Args, Elem, Piece};
 use crate::missing::{self, ops, MissingResult, OnMissing};
 use crate::regex::{programs, Program};
 
@@ -96,7 +96,7 @@ where
     {
         let mut locks = loops::lock(&[strings], &[out]);
         let no_shortcut = |_, _: &[View; 1]| None;
-        strings_out(
+        strings_out_mut(
             args.elements(),
             &mut locks,
             [strings],

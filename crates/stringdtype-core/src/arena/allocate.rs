@@ -112,6 +112,9 @@ impl Arena {
 
     /// Adds a chunk of `size` bytes used as `kind`; returns its local index.
     pub(super) fn push_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
+        if self.is_part() {
+            return self.push_part_chunk(size, kind);
+        }
         let buf = Arc::new(ChunkBuf::new(size)?);
         let local = match self.free_locals.pop() {
             Some(local) => local,
@@ -149,6 +152,7 @@ impl Arena {
     /// there. Its smaller ranges stay its own, for the views that name them.
     pub(super) fn claim_ids(&mut self, chunks: usize, bytes: usize) -> Result<()> {
         let level = registry::level_for(chunks, bytes)
+            .filter(|_| !self.is_part())
             .ok_or(Error::ArenaFull("an array holds at most 1,048,576 chunks"))?;
         if Some(level) <= self.ranges.current() {
             return Ok(());

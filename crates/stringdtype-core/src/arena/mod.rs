@@ -9,9 +9,9 @@
 //! soon as the string is released. Bulk imports store strings end to end in *packed*
 //! chunks ([`Arena::packed`]).
 //!
-//! Every arena that holds long strings owns ranges of chunk ids in a process-wide
-//! registry (see [`registry`]), and its views name it: a view's `chunk` field is a
-//! range's base plus a local chunk index. So an arena
+//! Every arena that holds long strings owns ranges of chunk ids in a process-wide registry
+//! ([`registry`]); its views name it: a view's `chunk` is a range's base plus a local
+//! chunk index (a [`PartArena`] writes some for it on another thread). So an arena
 //! - reads its own views directly and any other arena's views through the registry
 //!   ([`Arena::get`] works whatever descriptor a view arrives with);
 //! - releases only views it can prove are its own live strings: of its ranges, and a live
@@ -24,13 +24,13 @@
 //! holes are not shared at all: the exporter copies the strings it needs from them, so
 //! that repeated exports cannot pin ever more free space.
 //!
-//! Every allocation is fallible: running out of memory is an [`Error::OutOfMemory`],
-//! never an abort.
+//! Every allocation is fallible: running out of memory is an [`Error::OutOfMemory`].
 
 mod allocate;
 mod blocks;
 mod chunk;
 mod packed;
+mod parts;
 pub mod registry;
 mod share;
 
@@ -42,6 +42,7 @@ use crate::view::{Location, View, MAX_INLINE_LEN};
 use blocks::{size_class, Blocks};
 pub use chunk::{pooled_bytes, ChunkBuf, FIRST_CHUNK, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
+pub use parts::{PartArena, PART_SPAN};
 use registry::Ranges;
 pub use share::ChunkShare;
 
@@ -175,7 +176,7 @@ impl Drop for Arena {
         if !self.outbox.is_empty() {
             registry::forward(&mut self.outbox);
         }
-        if self.span != 0 {
+        if self.ranges.current().is_some() {
             registry::release(&self.ranges);
         }
         let shared = self.chunks.iter().any(Chunk::is_shared);

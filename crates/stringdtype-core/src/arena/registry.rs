@@ -300,6 +300,35 @@ pub(super) fn publish(base: u32, local: u32, chunk: &Arc<ChunkBuf>) -> Result<()
     })
 }
 
+/// Makes chunks `local` of the range at `base` reachable by other arenas, under one
+/// lock. Never allocates for locals below what [`make_room`] made room for.
+pub(super) fn publish_all<'a>(base: u32, chunks: impl Iterator<Item = (u32, &'a Arc<ChunkBuf>)>) {
+    with_registry(|registry| {
+        if let Some(entry) = entry_mut(registry, base) {
+            for (local, chunk) in chunks {
+                // A chunk that cannot be published is still read by its own arena.
+                let _ = entry.set(local, Arc::downgrade(chunk));
+            }
+        }
+    })
+}
+
+/// Makes room in the range at `base` for chunks of local indices below `locals`, so
+/// that publishing them later cannot fail.
+pub(super) fn make_room(base: u32, locals: u32) -> Result<()> {
+    with_registry(|registry| match entry_mut(registry, base) {
+        Some(entry) if locals > 1 => {
+            let more = locals as usize - 1;
+            let grow = more.saturating_sub(entry.more.len());
+            entry
+                .more
+                .try_reserve(grow)
+                .map_err(|_| Error::OutOfMemory(0))
+        }
+        _ => Ok(()),
+    })
+}
+
 /// Makes chunk `local` unreachable in each of `ranges` (it was freed).
 pub(super) fn withdraw(ranges: &Ranges, local: u32) {
     with_registry(|registry| {
