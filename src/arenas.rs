@@ -83,25 +83,45 @@ pub fn lock_pair<'a>(
     target: &'a ArenaLock,
 ) -> (ReadGuard<'a>, WriteGuard<'a>) {
     debug_assert!(!ptr::eq(source, target), "two distinct arenas");
-    if holds_gil() {
-        // Nothing runs unlocked meanwhile, and no fork happens: no count, no session.
-        if ptr::from_ref(source) < ptr::from_ref(target) {
-            let read = source.read_holding_gil();
-            return (read, target.write_holding_gil());
-        }
-        let write = target.write_holding_gil();
-        return (source.read_holding_gil(), write);
-    }
-    // Both counted before either is locked (see `hold`).
-    let [Some(from), Some(to)] = hold([Some((source, false)), Some((target, true))]) else {
-        unreachable!("two arenas given, two counted")
-    };
+    // Both counted before either is locked (see `holds`).
+    let [from, to] = holds([Some((source, false)), Some((target, true))]);
     if ptr::from_ref(source) < ptr::from_ref(target) {
-        let read = source.read_held(from);
-        (read, target.write_held(to))
+        let read = read(source, from);
+        (read, write(target, to))
     } else {
-        let write = target.write_held(to);
-        (source.read_held(from), write)
+        let write = write(target, to);
+        (read(source, from), write)
+    }
+}
+
+/// The holders' counts for locking `locks` (see `stringdtype_core::lock::hold`), or none
+/// when this thread holds the GIL: nothing runs unlocked meanwhile and no fork happens,
+/// so its locks take no count and no fork session.
+#[inline(always)]
+fn holds<'a, const N: usize>(locks: [Option<(&'a ArenaLock, bool)>; N]) -> [Option<Hold<'a>>; N] {
+    if holds_gil() {
+        locks.map(|_| None)
+    } else {
+        hold(locks)
+    }
+}
+
+/// Locks `lock` for reading with its holder's count from [`holds`] (none: the GIL is
+/// held).
+#[inline(always)]
+fn read<'a>(lock: &'a ArenaLock, hold: Option<Hold<'a>>) -> ReadGuard<'a> {
+    match hold {
+        Some(hold) => lock.read_held(hold),
+        None => lock.read_holding_gil(),
+    }
+}
+
+/// Locks `lock` for writing, as [`read`].
+#[inline(always)]
+fn write<'a>(lock: &'a ArenaLock, hold: Option<Hold<'a>>) -> WriteGuard<'a> {
+    match hold {
+        Some(hold) => lock.write_held(hold),
+        None => lock.write_holding_gil(),
     }
 }
 
@@ -186,27 +206,16 @@ impl<'a> ArenaLocks<'a> {
             locked += 1;
             start = end;
         }
-        let mut guards = if holds_gil() {
-            // See `lock_pair`.
-            runs.map(|run| {
-                let (lock, writes) = run?;
-                Some(if writes {
-                    Guard::Write(lock.write_holding_gil())
-                } else {
-                    Guard::Read(lock.read_holding_gil())
-                })
+        let mut holds = holds(runs);
+        let mut guards: [Option<Guard<'a>>; 6] = std::array::from_fn(|at| {
+            let (lock, writes) = runs[at]?;
+            let hold = holds[at].take();
+            Some(if writes {
+                Guard::Write(write(lock, hold))
+            } else {
+                Guard::Read(read(lock, hold))
             })
-        } else {
-            hold(runs).map(|hold: Option<Hold<'a>>| {
-                let hold = hold?;
-                let lock = hold.lock();
-                Some(if hold.writes() {
-                    Guard::Write(lock.write_held(hold))
-                } else {
-                    Guard::Read(lock.read_held(hold))
-                })
-            })
-        };
+        });
         let mut arenas = [std::ptr::null_mut(); 6];
         let mut writable = [false; 6];
         for (at, guard) in guards.iter_mut().enumerate() {

@@ -45,8 +45,9 @@ pub unsafe fn read_view_whole(_py: Python<'_>, arena: &ArenaLock, ptr: *const u8
         // SAFETY: forwarded contract.
         unsafe { read_view(ptr) }
     } else {
-        let _locked = arena.read_holding_gil(); // the GIL is held throughout
-                                                // SAFETY: forwarded contract.
+        // The GIL is held throughout.
+        let _locked = arena.read_holding_gil();
+        // SAFETY: forwarded contract.
         unsafe { read_view(ptr) }
     }
 }

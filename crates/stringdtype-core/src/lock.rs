@@ -16,8 +16,8 @@
 //! docs/design.md, "The per-call path".
 
 use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
 use crate::arena::Arena;
 use crate::fork::{in_session, Session};
@@ -38,12 +38,13 @@ const WRITTEN_UNLOCKED: u64 = 1 << 63;
 
 /// How a thread waits for Python's GIL and runs a closure holding it: registered once by
 /// the extension module ([`set_gil_wait`]); the crate itself knows nothing of Python.
-static GIL_WAIT: AtomicUsize = AtomicUsize::new(0);
+static GIL_WAIT: OnceLock<fn(&dyn Fn())> = OnceLock::new();
 
 /// Registers how [`hold`] waits for the GIL: `wait` must take the GIL (or keep it,
-/// if the thread holds it), run its argument, and let the GIL go again.
+/// if the thread holds it), run its argument, and let the GIL go again. The first
+/// registration stays.
 pub fn set_gil_wait(wait: fn(&dyn Fn())) {
-    GIL_WAIT.store(wait as usize, Ordering::Release);
+    let _ = GIL_WAIT.set(wait);
 }
 
 /// An arena behind a reader-writer lock: loops that only read an array's strings run
@@ -78,18 +79,6 @@ pub struct WriteGuard<'a> {
 pub struct Hold<'a> {
     lock: &'a ArenaLock,
     weight: u64,
-}
-
-impl<'a> Hold<'a> {
-    /// The arena lock counted.
-    pub fn lock(&self) -> &'a ArenaLock {
-        self.lock
-    }
-
-    /// Whether counted as a holder that writes.
-    pub fn writes(&self) -> bool {
-        self.weight == WRITER
-    }
 }
 
 impl Drop for Hold<'_> {
@@ -139,13 +128,9 @@ pub fn hold<'a, const N: usize>(
 #[inline(never)]
 fn wait_for_gil(clear: &dyn Fn()) {
     debug_assert!(!in_session(), "waiting for the GIL inside a fork session");
-    let wait = GIL_WAIT.load(Ordering::Acquire);
-    if wait == 0 || in_session() {
-        return;
+    if let Some(wait) = GIL_WAIT.get().filter(|_| !in_session()) {
+        wait(clear);
     }
-    // SAFETY: only ever stored from a `fn(&dyn Fn())` by `set_gil_wait`.
-    let wait: fn(&dyn Fn()) = unsafe { std::mem::transmute::<usize, fn(&dyn Fn())>(wait) };
-    wait(clear);
 }
 
 impl ArenaLock {
@@ -346,7 +331,7 @@ mod tests {
         // Counted without a lock: held until the holds are dropped.
         let other = ArenaLock::new();
         let holds = hold([Some((&lock, false)), None, Some((&other, true))]);
-        assert!(holds[1].is_none() && holds[2].as_ref().is_some_and(Hold::writes));
+        assert!(holds[1].is_none() && holds[2].as_ref().is_some_and(|h| h.weight == WRITER));
         assert!(!lock.may_write_unlocked() && !other.may_read_unlocked());
         drop(holds);
         assert!(lock.may_write_unlocked() && other.may_read_unlocked());
