@@ -311,6 +311,34 @@ def expected_strings(values, flavor):
 # Running code that may crash or hang
 
 
+def call_from_threads(calls, check, threads, rounds):
+    """Runs ``calls`` (a dict of name to function) from ``threads`` Python threads at once,
+    each calling ``rounds`` of them in turn, and returns what went wrong: ``(thread,
+    name)`` where ``check(name, result)`` is false, ``(thread, repr(exception))`` where a
+    call raised. Every thread must end within two minutes."""
+    import threading
+
+    names = list(calls)
+    failures = []
+
+    def worker(k):
+        try:
+            for j in range(rounds):
+                name = names[(k + j) % len(names)]
+                if not check(name, calls[name]()):
+                    failures.append((k, name))
+        except Exception as exc:  # noqa: BLE001
+            failures.append((k, repr(exc)))
+
+    running = [threading.Thread(target=worker, args=(k,)) for k in range(threads)]
+    for t in running:
+        t.start()
+    for t in running:
+        t.join(timeout=120)
+    assert not any(t.is_alive() for t in running)
+    return failures
+
+
 def run_isolated(code, timeout=60):
     """Runs ``code`` in a fresh interpreter (with this suite's StringDType importable as
     ``StringDType``) and returns its standard output. A crash, a hang past ``timeout``

@@ -6,11 +6,17 @@ its own; many Python threads share the one pool."""
 
 import random
 import sys
-import threading
 
 import numpy as np
 import pytest
-from conftest import NA_STRING, REFERENCE, UNSET, random_strings, run_isolated
+from conftest import (
+    NA_STRING,
+    REFERENCE,
+    UNSET,
+    call_from_threads,
+    random_strings,
+    run_isolated,
+)
 
 if REFERENCE:
     pytest.skip("the package's own thread pool", allow_module_level=True)
@@ -352,24 +358,11 @@ def test_many_python_threads_share_the_one_pool():
         "find": lambda: S.find(a, "ab"),
         "==": lambda: a == b,
     }
-    failures = []
 
-    def worker(k):
-        try:
-            for j in range(4):
-                name = list(calls)[(k + j) % 3]
-                if not np.array_equal(calls[name](), expected[name]):
-                    failures.append((k, name))
-        except Exception as exc:  # noqa: BLE001
-            failures.append((k, repr(exc)))
+    def matches(name, got):
+        return np.array_equal(got, expected[name])
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(8)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads)
-    assert failures == []
+    assert call_from_threads(calls, matches, threads=8, rounds=4) == []
 
 
 @pytest.mark.skipif(sys.platform != "linux", reason="threads listed through /proc")

@@ -10,7 +10,14 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import NA_STRING, REFERENCE, UNSET, random_strings, run_isolated
+from conftest import (
+    NA_STRING,
+    REFERENCE,
+    UNSET,
+    call_from_threads,
+    random_strings,
+    run_isolated,
+)
 
 if REFERENCE:
     pytest.skip("the package's own thread pool", allow_module_level=True)
@@ -193,31 +200,16 @@ def test_memory_is_one_threads_plus_a_chunk_per_part():
 
 
 def test_many_python_threads_with_string_results():
-    import threading
-
     _core._set_pool_threads(2)
     va = values(10)
     a = np.array(va, dtype=StringDType())
     expected = {"upper": [s.upper() for s in va], "+": [s + s for s in va]}
     calls = {"upper": lambda: SS.upper(a), "+": lambda: a + a}
-    failures = []
 
-    def worker(k):
-        try:
-            for j in range(3):
-                name = list(calls)[(k + j) % 2]
-                if calls[name]().tolist() != expected[name]:
-                    failures.append((k, name))
-        except Exception as exc:  # noqa: BLE001
-            failures.append((k, repr(exc)))
+    def matches(name, got):
+        return got.tolist() == expected[name]
 
-    threads = [threading.Thread(target=worker, args=(k,)) for k in range(6)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(timeout=120)
-    assert not any(t.is_alive() for t in threads)
-    assert failures == []
+    assert call_from_threads(calls, matches, threads=6, rounds=3) == []
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="no fork on Windows")
