@@ -22,9 +22,27 @@ use stringdtype_core::Error;
 /// `ENOMEM`, the error code an Arrow C stream returns when it ran out of memory.
 const ENOMEM: i32 = 12;
 
+/// A Python exception type's constructor, taking the message.
+type Exception = fn(String) -> PyErr;
+
 /// An error of the core crate as the Python exception users see.
-pub trait ToPyErr {
-    fn to_py(self) -> PyErr;
+pub trait ToPyErr: Sized + std::fmt::Display {
+    /// The Python exception this error raises.
+    fn exception(&self) -> Exception;
+
+    /// The exception, with the error's own message.
+    fn to_py(self) -> PyErr {
+        (self.exception())(self.to_string())
+    }
+
+    /// The exception of an error about one element of the package's own functions
+    /// (`stringdtype.strings`, `stringdtype.regex`): its message names the operation
+    /// and the element, as `translate: character mapping must be in range(0x110000)
+    /// (element 'abc')`. `np.strings` keeps NumPy's messages and does not use this.
+    fn in_element(self, op: &str, element: &[u8]) -> PyErr {
+        let message = format!("{op}: {self} (element {})", element_repr(element));
+        (self.exception())(message)
+    }
 }
 
 /// Converts an error of the pure layers into the Python exception users see.
@@ -32,15 +50,45 @@ pub fn to_py(err: impl ToPyErr) -> PyErr {
     err.to_py()
 }
 
-impl ToPyErr for Error {
-    fn to_py(self) -> PyErr {
-        match self {
-            Error::StringTooLong(_) => PyOverflowError::new_err(self.to_string()),
-            Error::CorruptView(_) | Error::InvalidUtf8(_) => {
-                PyValueError::new_err(self.to_string())
+/// How many characters of an element an error message shows.
+const SHOWN: usize = 40;
+
+/// An element in single quotes, as Python's `repr` of a `str` without quotes or
+/// unprintable characters shows it (backslash, quote and ASCII control characters
+/// escaped), cut after [`SHOWN`] characters with `...`. Bytes that are not UTF-8 show
+/// as U+FFFD.
+pub fn element_repr(element: &[u8]) -> String {
+    let text = String::from_utf8_lossy(element);
+    let mut shown = String::with_capacity(SHOWN + 8);
+    shown.push('\'');
+    for (i, c) in text.chars().enumerate() {
+        if i == SHOWN {
+            shown.push_str("'...");
+            return shown;
+        }
+        match c {
+            '\\' => shown.push_str("\\\\"),
+            '\'' => shown.push_str("\\'"),
+            '\n' => shown.push_str("\\n"),
+            '\r' => shown.push_str("\\r"),
+            '\t' => shown.push_str("\\t"),
+            c if (c as u32) < 0x20 || c as u32 == 0x7f => {
+                shown.push_str(&format!("\\x{:02x}", c as u32))
             }
-            Error::InvalidCodePoint(_) => PyTypeError::new_err(self.to_string()),
-            Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err(self.to_string()),
+            c => shown.push(c),
+        }
+    }
+    shown.push('\'');
+    shown
+}
+
+impl ToPyErr for Error {
+    fn exception(&self) -> Exception {
+        match self {
+            Error::StringTooLong(_) => PyOverflowError::new_err::<String>,
+            Error::CorruptView(_) | Error::InvalidUtf8(_) => PyValueError::new_err::<String>,
+            Error::InvalidCodePoint(_) => PyTypeError::new_err::<String>,
+            Error::OutOfMemory(_) | Error::ArenaFull(_) => PyMemoryError::new_err::<String>,
         }
     }
 }
@@ -49,43 +97,51 @@ impl ToPyErr for ArgumentError {
     /// Python's `ValueError` for a bad argument (as `str.partition("")` raises), NumPy's
     /// `TypeError` for a bad fill character, Python's for a `translate` value of the
     /// wrong type.
-    fn to_py(self) -> PyErr {
+    fn exception(&self) -> Exception {
         match self {
             ArgumentError::FillCharacter | ArgumentError::MappingType => {
-                PyTypeError::new_err(self.to_string())
+                PyTypeError::new_err::<String>
             }
             ArgumentError::EmptySeparator
             | ArgumentError::ZeroStep
             | ArgumentError::MappingRange
-            | ArgumentError::MappingSurrogate => PyValueError::new_err(self.to_string()),
+            | ArgumentError::MappingSurrogate => PyValueError::new_err::<String>,
         }
     }
 }
 
 impl ToPyErr for PatternError {
-    fn to_py(self) -> PyErr {
-        PyValueError::new_err(self.to_string())
+    fn exception(&self) -> Exception {
+        PyValueError::new_err::<String>
     }
 }
 
 impl ToPyErr for ArrowError {
-    fn to_py(self) -> PyErr {
-        match &self {
-            ArrowError::UnsupportedFormat(_) => PyTypeError::new_err(self.to_string()),
-            ArrowError::InvalidUtf8 { index, bytes } => unicode_error(*index, bytes),
-            ArrowError::UnexpectedNull { .. } => PyValueError::new_err(format!(
-                "{self}; pass na_object=... to from_arrow to keep nulls as missing values"
-            )),
+    fn exception(&self) -> Exception {
+        match self {
+            ArrowError::UnsupportedFormat(_) => PyTypeError::new_err::<String>,
             ArrowError::Element {
                 error: Error::StringTooLong(_),
                 ..
-            } => PyOverflowError::new_err(self.to_string()),
+            } => PyOverflowError::new_err::<String>,
             ArrowError::Element {
                 error: Error::OutOfMemory(_) | Error::ArenaFull(_),
                 ..
-            } => PyMemoryError::new_err(self.to_string()),
-            ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err(self.to_string()),
-            _ => PyValueError::new_err(self.to_string()),
+            }
+            | ArrowError::Stream { code: ENOMEM, .. } => PyMemoryError::new_err::<String>,
+            _ => PyValueError::new_err::<String>,
+        }
+    }
+
+    /// Arrow's errors name the element by its index in the Arrow array; an invalid
+    /// UTF-8 one is Python's `UnicodeDecodeError`.
+    fn to_py(self) -> PyErr {
+        match &self {
+            ArrowError::InvalidUtf8 { index, bytes } => unicode_error(*index, bytes),
+            ArrowError::UnexpectedNull { .. } => (self.exception())(format!(
+                "{self}; pass na_object=... to from_arrow to keep nulls as missing values"
+            )),
+            _ => (self.exception())(self.to_string()),
         }
     }
 }

@@ -15,7 +15,7 @@ use pyo3::types::PyString;
 use stringdtype_core::regex::{Flags, Pattern, PatternError, SubError, Template, UnicodeClasses};
 
 use crate::by_id::{Lookup, Registry};
-use crate::error::{attach, CoreResultExt, ToPyErr};
+use crate::error::{attach, ToPyErr};
 use crate::unicode::tables;
 
 /// What a program computes for each string.
@@ -106,7 +106,7 @@ impl Program {
         match engine.sub(s, template, *count, out) {
             Ok(_) => Ok(Some(())),
             Err(SubError::NeedsPython(_)) => Ok(None),
-            Err(SubError::Failed(error)) => Err(error).py(),
+            Err(SubError::Failed(error)) => Err(error.in_element("regex.sub", s)),
         }
     }
 

@@ -137,7 +137,8 @@ def test_invalid_values_raise_pythons_error(value, error):
         "bab".translate(table)
     with pytest.raises(error) as ours:
         sds.translate(a, table)
-    assert str(ours.value) == str(python.value)
+    # Python's message, with the operation and the element in front and behind.
+    assert str(ours.value) == f"translate: {python.value} (element 'bab')"
     # As in Python, a value is only an error when a string holds its key.
     assert sds.translate(a[:2], table).tolist() == a[:2].tolist()
 
@@ -149,6 +150,36 @@ def test_surrogates():
     for value in (0xD800, "x\udc00"):
         with pytest.raises(ValueError, match="surrogate"):
             sds.translate(a, {ord("b"): value})
+
+
+def shown(element):
+    """An element as an error message names it: in single quotes, backslash, quote and
+    ASCII control characters escaped, cut after 40 characters."""
+    escapes = {"\\": "\\\\", "'": "\\'", "\n": "\\n", "\r": "\\r", "\t": "\\t"}
+    body = "".join(
+        escapes.get(c) or (f"\\x{ord(c):02x}" if ord(c) < 0x20 or c == "\x7f" else c)
+        for c in element[:40]
+    )
+    return f"'{body}'" + ("..." if len(element) > 40 else "")
+
+
+@pytest.mark.parametrize(
+    "element",
+    ["", "it's\\ \n\x00\t\x7f", "déjà vu, " * 3, "ü" * 39, "ü" * 40, "€" * 12 + "ü" * 400],
+)
+def test_errors_name_the_element(element):
+    """The error names the first element in order whose translation fails (its key
+    "x" is in every element but the first)."""
+    table = {ord("x"): 0x110000}
+    a = np.array(["abc", element + "x", "x"], dtype=StringDType())
+    with pytest.raises(ValueError) as error:
+        sds.translate(a, table)
+    named = shown(element + "x")
+    message = "character mapping must be in range(0x110000)"
+    assert str(error.value) == f"translate: {message} (element {named})"
+    if element.isprintable() and not {"\\", "'"} & set(element):
+        # Where Python's repr has nothing to escape, the element is shown as repr does.
+        assert named == (repr(element + "x") if len(element) < 40 else repr(element[:40]) + "...")
 
 
 class Rot13(Mapping):

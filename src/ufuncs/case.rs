@@ -11,7 +11,7 @@ use stringdtype_core::kernels::{self, AsciiCase};
 use stringdtype_core::View;
 
 use crate::arenas::ArenaLocks;
-use crate::error::CoreResultExt;
+use crate::error::ToPyErr;
 use crate::loops::{self, strings_out, strings_out_mut, ufunc_loop, values_out, Piece};
 use crate::missing::{self, ops};
 use crate::translate;
@@ -83,7 +83,8 @@ ufunc_loop!(pub(super) translate_loop, 3, |args| {
             return Ok(Piece::Missing);
         };
         let table = tables.get(ids.get(e))?;
-        Ok(Piece::Bytes(kernels::translate(s, table, scratch).py()?))
+        let translated = kernels::translate(s, table, scratch);
+        Ok(Piece::Bytes(translated.map_err(|err| err.in_element("translate", s))?))
     })
 });
 
