@@ -260,3 +260,20 @@ def check(flavor, values, fn, expected=None, extra=(), python_wins=False):
         ]
         raise AssertionError(f"differs from Python (input, args..., got, expected): {rows[:5]}")
     assert a.tolist() == before
+
+
+def as_argument(value):
+    """What a Python ``str`` argument becomes on its way into a ufunc: ``np.strings``
+    makes it a ``U`` array, which drops trailing NULs."""
+    return value if value is None else value.rstrip("\x00")
+
+
+def needle_for(rng, value):
+    if not isinstance(value, str) or rng.random() < 0.15:
+        return rng.choice(["", "é", "zz", "中"])
+    if rng.random() < 0.15:
+        return value + "x"  # longer than the haystack
+    i = rng.randint(0, len(value))
+    j = rng.randint(i, min(len(value), i + 4))
+    # A trailing NUL makes NumPy search for a shorter needle (see test_nul_characters).
+    return value[i:j].rstrip("\x00")
