@@ -23,8 +23,9 @@ use crate::missing::MissingResult;
 /// One element of the current loop call. Only [`Elems`] makes them, from the call's own
 /// range, so every operand of the call has the element: the views below read and write
 /// it without a bounds check. An `Elem` belongs to the call that made it (a loop body
-/// sees one call).
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+/// sees one call). Elements order as the call's (a loop that answers some elements
+/// after a split call answers them in that order).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Debug)]
 pub struct Elem(isize);
 
 /// A range of the call's elements: all of them ([`Args::elements`]), or a part of it

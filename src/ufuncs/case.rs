@@ -7,6 +7,7 @@
 //! and strides come from NumPy; `stringdtype.strings` wraps them with `np.strings`'
 //! signatures.
 
+use pyo3::prelude::*;
 use stringdtype_core::kernels::{self, AsciiCase};
 use stringdtype_core::View;
 
@@ -77,16 +78,38 @@ ufunc_loop!(pub(super) translate_loop, 3, |args| {
     };
     let mut locks = loops::lock(&[strings], &[out]);
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_unchanged(view, fixed.as_deref()?);
-    // The table lookup caches what it read: a kernel with state, on one thread.
+    if let Some(table) = fixed.as_deref() {
+        // One table for the call: no state between elements, so a large call may be
+        // split between threads (a `TranslateTable` is only read).
+        return strings_out(args.elements(), &mut locks, [strings], out, shortcut, move |_, [view], readers, scratch| {
+            let Some(s) = missing.operand(view, readers.get(0))? else {
+                return Ok(Piece::Missing);
+            };
+            translate(s, table, scratch)
+        });
+    }
+    // A table per element: the lookup caches the last one read, a kernel with state,
+    // on one thread.
     strings_out_mut(args.elements(), &mut locks, [strings], out, shortcut, |e, [view], readers, scratch| {
         let Some(s) = missing.operand(view, readers.get(0))? else {
             return Ok(Piece::Missing);
         };
-        let table = tables.get(ids.get(e))?;
-        let translated = kernels::translate(s, table, scratch);
-        Ok(Piece::Bytes(translated.map_err(|err| err.in_element("translate", s))?))
+        translate(s, tables.get(ids.get(e))?, scratch)
     })
 });
+
+/// `s` translated by `table` into `scratch`, as a loop's result.
+#[inline(always)]
+fn translate<'r>(
+    s: &'r [u8],
+    table: &kernels::TranslateTable,
+    scratch: &'r mut Vec<u8>,
+) -> PyResult<Piece<'r>> {
+    let translated = kernels::translate(s, table, scratch);
+    Ok(Piece::Bytes(
+        translated.map_err(|err| err.in_element("translate", s))?,
+    ))
+}
 
 ufunc_loop!(pub(super) nbytes_loop, 2, |args| {
     let (strings, out) = (args.strings(0), args.values::<i64>(1));
