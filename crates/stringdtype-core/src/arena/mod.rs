@@ -33,6 +33,7 @@ mod packed;
 mod parts;
 pub mod registry;
 mod share;
+mod store_with;
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
