@@ -74,6 +74,33 @@ def test_unary_string_results_in_every_shape_of_call(name, seed):
     shapes_of_call(lambda: np.array(values, dtype=dtype), call, model_list(values, fn))
 
 
+CASES = {
+    "upper": (_core.upper, str.upper),
+    "lower": (_core.lower, str.lower),
+    "swapcase": (_core.swapcase, str.swapcase),
+    "capitalize": (_core.capitalize, str.capitalize),
+    "title": (_core.title, str.title),
+    "casefold": (_core.casefold, str.casefold),
+}
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_ascii_case_results_are_written_into_their_block_in_every_shape_of_call(name):
+    # All-ASCII strings are converted straight into their result's block (one length
+    # for result and input): every length around the inline limit and the kernels'
+    # 16-byte steps, every ASCII byte, between missing and non-ASCII values.
+    ufunc, fn = CASES[name]
+    text = "".join(map(chr, range(128))) * 3
+    values = [text[k : k + n] for k, n in enumerate([*range(41), 63, 64, 65, 300])]
+    values += [np.nan, "ÉCOLE normale ß", "x" * 12 + "é"]
+    dtype = StringDType(na_object=np.nan)
+
+    def call(a, out):
+        return ufunc(a, out=out) if out is not None else ufunc(a)
+
+    shapes_of_call(lambda: np.array(values, dtype=dtype), call, model_list(values, fn))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_add_multiply_and_extremes_in_every_shape_of_call(seed):
     values = strings(seed)

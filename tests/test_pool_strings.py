@@ -114,6 +114,21 @@ def test_two_threads_give_one_threads_results(na_object):
         assert one == two, (name, one[:3], two[:3])
 
 
+def test_two_threads_give_one_threads_ascii_case_results():
+    # All-ASCII strings take the path that writes results straight into each part's
+    # blocks.
+    rng = random.Random(3)
+    text = "".join(map(chr, range(32, 127))) * 4
+    va = [text[(k := rng.randrange(95)) : k + rng.randrange(80)] for _ in range(N)]
+    a = np.array(va, dtype=StringDType())
+    for name in ["upper", "lower", "swapcase", "capitalize", "title", "casefold"]:
+        fn = getattr(stringdtype.strings, name)
+        one = at_threads(1, lambda fn=fn: fn(a))
+        two = at_threads(2, lambda fn=fn: fn(a))
+        assert one == two, name
+        assert one[3] == [getattr(str, name)(s) for s in va], name
+
+
 def test_a_part_out_of_chunk_ids_is_redone_on_the_calling_thread():
     # One chunk id per part: every part with long results runs out, and the call is
     # finished on the calling thread from the first such part on.

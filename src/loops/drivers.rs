@@ -27,6 +27,10 @@ pub enum Piece<'r> {
     Missing,
     /// These bytes: a part of an input, or what the kernel wrote to its scratch buffer.
     Bytes(&'r [u8]),
+    /// The bytes that `map` makes of `src`, as many as `src` holds (the ASCII case
+    /// conversions): the driver has `map` write them straight into the result's block,
+    /// where the kernel writing a scratch buffer ([`Piece::Bytes`]) made two copies.
+    Mapped(&'r [u8], fn(&[u8], &mut [u8])),
     /// The concatenation of two parts.
     Concat([&'r [u8]; 2]),
     /// `unit` repeated `count` times; the kernel has checked that the result's length
@@ -53,6 +57,7 @@ impl Piece<'_> {
         Ok(Some(match self {
             Piece::Missing => View::NA,
             Piece::Bytes(bytes) => arena.store(bytes).py()?,
+            Piece::Mapped(src, map) => arena.store_mapped(src, map).py()?,
             Piece::Concat(parts) => arena.store_parts(&parts).py()?,
             Piece::Repeat(unit, count) => arena.store_repeat(unit, count).py()?,
             Piece::Unchanged => return Ok(None),
@@ -361,6 +366,11 @@ impl Held {
             Piece::Unchanged => HeldResult::Unchanged,
             Piece::Bytes(bytes) => {
                 self.bytes.extend_from_slice(bytes);
+                HeldResult::Bytes(start, self.bytes.len())
+            }
+            Piece::Mapped(src, map) => {
+                self.bytes.resize(start + src.len(), 0);
+                map(src, &mut self.bytes[start..]);
                 HeldResult::Bytes(start, self.bytes.len())
             }
             Piece::Concat([x, y]) => {

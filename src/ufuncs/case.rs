@@ -18,15 +18,17 @@ use crate::missing::{self, ops};
 use crate::translate;
 use crate::unicode::{tables, PythonTables};
 
-/// A case conversion as a type: its kernel and, where short ASCII strings convert on
-/// their views alone, the byte-parallel conversion.
+/// A case conversion as a type: its kernel, the kernel of an all-ASCII string (whose
+/// result is as long, so it is written straight into the result's block) and, where
+/// short ASCII strings convert on their views alone, the byte-parallel conversion.
 pub(super) trait CaseOp {
     const ASCII: Option<AsciiCase>;
     fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>);
+    fn convert_ascii(s: &[u8], dst: &mut [u8]);
 }
 
 macro_rules! case_ops {
-    ($($ty:ident: $kernel:ident, $ascii:expr;)*) => {
+    ($($ty:ident: $kernel:ident, $ascii_kernel:ident, $ascii:expr;)*) => {
         $(
             pub(super) struct $ty;
             impl CaseOp for $ty {
@@ -35,17 +37,21 @@ macro_rules! case_ops {
                 fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>) {
                     kernels::$kernel(s, tables, out)
                 }
+                #[inline]
+                fn convert_ascii(s: &[u8], dst: &mut [u8]) {
+                    kernels::$ascii_kernel(s, dst)
+                }
             }
         )*
     };
 }
 case_ops! {
-    Upper: upper, Some(AsciiCase::Upper);
-    Lower: lower, Some(AsciiCase::Lower);
-    Swapcase: swapcase, Some(AsciiCase::Swap);
-    Capitalize: capitalize, Some(AsciiCase::Capitalize);
-    Title: title, None;
-    Casefold: casefold, None;
+    Upper: upper, upper_ascii, Some(AsciiCase::Upper);
+    Lower: lower, lower_ascii, Some(AsciiCase::Lower);
+    Swapcase: swapcase, swapcase_ascii, Some(AsciiCase::Swap);
+    Capitalize: capitalize, capitalize_ascii, Some(AsciiCase::Capitalize);
+    Title: title, title_ascii, None;
+    Casefold: casefold, lower_ascii, None;
 }
 
 ufunc_loop!(pub(super) case_loop[C: CaseOp], 2, |args| {
@@ -57,6 +63,8 @@ ufunc_loop!(pub(super) case_loop[C: CaseOp], 2, |args| {
     let shortcut = |_, &[view]: &[View; 1]| kernels::inline_ascii_case(view, C::ASCII?);
     strings_out(args.elements(), &mut locks, [strings], out, shortcut, |_, [view], readers, scratch| {
         Ok(match missing.operand(view, readers.get(0))? {
+            // An ASCII string's result is as long: written straight into its block.
+            Some(s) if s.is_ascii() => Piece::Mapped(s, C::convert_ascii),
             Some(s) => {
                 C::convert(s, tables, scratch);
                 Piece::Bytes(scratch)

@@ -125,6 +125,23 @@ impl ChunkBuf {
         Some(unsafe { std::slice::from_raw_parts(self.ptr.as_ptr().add(start), len) })
     }
 
+    /// Bytes `start..start + len` to write (inside the chunk: checked).
+    ///
+    /// # Safety
+    /// As for [`ChunkBuf::write`]: no other reference to these bytes may be alive while
+    /// the returned one is, and no other thread may read them.
+    #[allow(clippy::mut_from_ref)] // the bytes are behind a pointer, not in `self`
+    pub(super) unsafe fn slice_mut(&self, start: usize, len: usize) -> &mut [u8] {
+        let end = start.checked_add(len);
+        assert!(
+            end.is_some_and(|end| end <= self.len),
+            "write inside the chunk"
+        );
+        // SAFETY: the range is inside the allocation (asserted), initialised, and
+        // unobserved while the slice lives (the caller's contract).
+        unsafe { std::slice::from_raw_parts_mut(self.ptr.as_ptr().add(start), len) }
+    }
+
     /// Copies `data` to `start` (inside the chunk: checked).
     ///
     /// # Safety

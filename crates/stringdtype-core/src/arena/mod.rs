@@ -33,9 +33,9 @@ mod packed;
 mod parts;
 pub mod registry;
 mod share;
+mod store_with;
 
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{atomic::AtomicU64, atomic::Ordering, Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};

@@ -78,26 +78,90 @@ impl<const FIRST: u8> Flips for Letters<FIRST> {
     }
 }
 
-/// Appends `ascii` (ASCII bytes only) with the case bits `F` selects flipped: copied,
-/// then changed in place 16 bytes at a time (a loop the compiler vectorises), the tail
-/// in the lanes of one integer. A per-byte map through `extend` took about five
-/// instructions a byte on strings of tens of bytes.
+/// Writes `src` (ASCII bytes only) to `dst` (as long) with the case bits `F` selects
+/// flipped: 16 bytes at a time (a loop the compiler vectorises), the tail in the lanes of
+/// one integer. A per-byte map through `extend` took about five instructions a byte on
+/// strings of tens of bytes.
 #[inline(always)]
-fn extend_ascii<F: Flips>(ascii: &[u8], out: &mut Vec<u8>) {
-    let start = out.len();
-    out.extend_from_slice(ascii);
-    let mut lanes = out[start..].chunks_exact_mut(16);
-    for chunk in &mut lanes {
-        for b in chunk.iter_mut() {
-            *b ^= F::byte(*b);
+fn map_ascii<F: Flips>(src: &[u8], dst: &mut [u8]) {
+    debug_assert_eq!(src.len(), dst.len());
+    let mut to = dst.chunks_exact_mut(16);
+    let mut from = src.chunks_exact(16);
+    for (to, from) in (&mut to).zip(&mut from) {
+        for (to, &from) in to.iter_mut().zip(from) {
+            *to = from ^ F::byte(from);
         }
     }
-    let tail = lanes.into_remainder();
-    if !tail.is_empty() {
+    let (to, from) = (to.into_remainder(), from.remainder());
+    if !to.is_empty() {
         // Zero lanes above the tail are no letters: nothing flips there.
-        let x = swar::load(tail);
-        let len = tail.len();
-        tail.copy_from_slice(&(x ^ F::lanes(x)).to_le_bytes()[..len]);
+        let x = swar::load(from);
+        let len = to.len();
+        to.copy_from_slice(&(x ^ F::lanes(x)).to_le_bytes()[..len]);
+    }
+}
+
+/// Appends `s` (ASCII bytes only) converted by `map`, which writes as many bytes.
+#[inline(always)]
+fn extend_mapped(s: &[u8], out: &mut Vec<u8>, map: impl FnOnce(&[u8], &mut [u8])) {
+    let start = out.len();
+    out.resize(start + s.len(), 0);
+    map(s, &mut out[start..]);
+}
+
+/// Appends `ascii` (ASCII bytes only) with the case bits `F` selects flipped.
+#[inline(always)]
+fn extend_ascii<F: Flips>(ascii: &[u8], out: &mut Vec<u8>) {
+    extend_mapped(ascii, out, map_ascii::<F>);
+}
+
+/// `s.upper()` of an all-ASCII `s`, written to `dst` (as long as `s`, the result's
+/// length): the kernel a loop runs straight into the result's block.
+#[inline]
+pub fn upper_ascii(s: &[u8], dst: &mut [u8]) {
+    map_ascii::<Up>(s, dst);
+}
+
+/// `s.lower()` (and `s.casefold()`) of an all-ASCII `s`, written to `dst` (as long).
+#[inline]
+pub fn lower_ascii(s: &[u8], dst: &mut [u8]) {
+    map_ascii::<Down>(s, dst);
+}
+
+/// `s.swapcase()` of an all-ASCII `s`, written to `dst` (as long).
+#[inline]
+pub fn swapcase_ascii(s: &[u8], dst: &mut [u8]) {
+    // A flat map, which the compiler vectorises here; the 16-byte steps of `map_ascii`
+    // it does not for this test of both cases (1.6x the instructions on the
+    // benchmark's long strings).
+    for (to, &b) in dst.iter_mut().zip(s) {
+        *to = match b {
+            b'a'..=b'z' | b'A'..=b'Z' => b ^ 0x20,
+            _ => b,
+        };
+    }
+}
+
+/// `s.capitalize()` of an all-ASCII `s`, written to `dst` (as long).
+#[inline]
+pub fn capitalize_ascii(s: &[u8], dst: &mut [u8]) {
+    if let (Some((&first, rest)), Some((to, dst))) = (s.split_first(), dst.split_first_mut()) {
+        *to = first.to_ascii_uppercase();
+        map_ascii::<Down>(rest, dst);
+    }
+}
+
+/// `s.title()` of an all-ASCII `s`, written to `dst` (as long).
+#[inline]
+pub fn title_ascii(s: &[u8], dst: &mut [u8]) {
+    let mut previous_is_cased = false;
+    for (to, &b) in dst.iter_mut().zip(s) {
+        *to = if previous_is_cased {
+            b.to_ascii_lowercase()
+        } else {
+            b.to_ascii_uppercase()
+        };
+        previous_is_cased = b.is_ascii_alphabetic();
     }
 }
 
@@ -196,13 +260,7 @@ pub fn casefold<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u
 /// uppered, the rest kept.
 pub fn swapcase<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
     if s.is_ascii() {
-        // Left to a flat map, which the compiler vectorises here; the 16-byte steps of
-        // `extend_ascii` it does not for this test of both cases (1.6x the instructions
-        // on the benchmark's long strings).
-        out.extend(s.iter().map(|&b| match b {
-            b'a'..=b'z' | b'A'..=b'Z' => b ^ 0x20,
-            _ => b,
-        }));
+        extend_mapped(s, out, swapcase_ascii);
         return;
     }
     out.reserve(s.len());
@@ -232,12 +290,8 @@ fn push_title<U: UnicodeTables + ?Sized>(c: char, tables: &U, out: &mut Vec<u8>)
 
 /// `s.capitalize()`: the first code point title-cased (Python 3.8+), the rest lowered.
 pub fn capitalize<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
-    let Some(&first) = s.first() else {
-        return;
-    };
     if s.is_ascii() {
-        out.push(first.to_ascii_uppercase());
-        out.extend(s[1..].iter().map(u8::to_ascii_lowercase));
+        extend_mapped(s, out, capitalize_ascii);
         return;
     }
     out.reserve(s.len());
@@ -253,19 +307,11 @@ pub fn capitalize<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec
 /// `s.title()`: a code point after a cased one is lowered, any other is title-cased.
 /// Like CPython, only "cased" matters, so `"they're".title() == "They'Re"`.
 pub fn title<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>) {
-    let mut previous_is_cased = false;
     if s.is_ascii() {
-        out.extend(s.iter().map(|&b| {
-            let mapped = if previous_is_cased {
-                b.to_ascii_lowercase()
-            } else {
-                b.to_ascii_uppercase()
-            };
-            previous_is_cased = b.is_ascii_alphabetic();
-            mapped
-        }));
+        extend_mapped(s, out, title_ascii);
         return;
     }
+    let mut previous_is_cased = false;
     out.reserve(s.len());
     for_each_char(s, |at, c| {
         if previous_is_cased {
@@ -380,6 +426,35 @@ mod tests {
         }
         let wide = View::try_inline("é".as_bytes()).expect("inline");
         assert_eq!(inline_ascii_case(wide, AsciiCase::Upper), None);
+    }
+
+    #[test]
+    fn ascii_kernels_write_what_the_full_ones_append() {
+        type Direct = fn(&[u8], &mut [u8]);
+        let pairs: [(&str, CaseKernel, Direct); 6] = [
+            ("upper", upper, upper_ascii),
+            ("lower", lower, lower_ascii),
+            ("swapcase", swapcase, swapcase_ascii),
+            ("capitalize", capitalize, capitalize_ascii),
+            ("title", title, title_ascii),
+            ("casefold", casefold, lower_ascii),
+        ];
+        // Every ASCII byte, at every length across the 16-byte steps and their tails.
+        let all: Vec<u8> = (0..128u8).cycle().skip(57).take(300).collect();
+        let samples = CASES
+            .iter()
+            .map(|(s, _)| s.as_bytes())
+            .filter(|s| s.is_ascii());
+        let lengths = (0..40).chain([63, 64, 65, 300]).map(|len| &all[..len]);
+        for s in samples.chain(lengths) {
+            for (name, full, direct) in pairs {
+                let mut want = Vec::new();
+                full(s, &RustTables, &mut want);
+                let mut got = vec![0xff; s.len()];
+                direct(s, &mut got);
+                assert_eq!(got, want, "{name} of {:?}", String::from_utf8_lossy(s));
+            }
+        }
     }
 
     #[test]

@@ -29,7 +29,10 @@ pub mod translate;
 pub mod ucs4;
 pub mod unicode;
 
-pub use case::{capitalize, casefold, inline_ascii_case, lower, swapcase, title, upper, AsciiCase};
+pub use case::{
+    capitalize, capitalize_ascii, casefold, inline_ascii_case, lower, lower_ascii, swapcase,
+    swapcase_ascii, title, title_ascii, upper, upper_ascii, AsciiCase,
+};
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
 pub use length::{inline_str_len, short_str_len, str_len};
 pub use memchr::memmem::Finder;
