@@ -35,7 +35,7 @@ pub mod registry;
 mod share;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
@@ -145,24 +145,56 @@ pub struct Arena {
     current: Option<u32>,
     /// Size the next ordinary chunk will have at least.
     next_chunk: usize,
+    usage: MemoryUsage,
+    /// The registry's count of posted releases when this arena last took its own.
+    mail_seen: u64,
+    /// The base and size of the current range of the arena that [`Arena::share_from`]
+    /// shares chunks with.
+    shared_current: (u32, u32),
+    /// What most arenas never need, allocated the first time one does (see [`Rare`]).
+    rare: OnceLock<Box<Rare>>,
+}
+
+/// The parts of an arena that an array of a few strings does not use: every array has
+/// an arena, and these were 160 of its bytes (half of the descriptor's state). Free
+/// lists are made by the first release that is not the last block carved.
+#[derive(Default)]
+struct Rare {
+    /// Free blocks by size class (only the classes up to the largest released).
     free_blocks: Vec<Vec<BlockRef>>,
     /// Free blocks of shared chunks, by class, waiting for the share to end.
     parked: Vec<(usize, BlockRef)>,
     /// The value of [`UNSHARED`] when `parked` was last looked at.
     parked_seen: u64,
+    /// Places of freed chunks, for the next chunk.
     free_locals: Vec<u32>,
-    usage: MemoryUsage,
     /// Chunks of other arenas that reads resolved, kept alive while a borrow of their
     /// bytes may be (until the next exclusive access).
     foreign: Mutex<Vec<(u32, Arc<ChunkBuf>)>>,
     /// Releases of other arenas' views, to post to their mailboxes ([`Arena::settle`]).
     outbox: Vec<View>,
-    /// The registry's count of posted releases when this arena last took its own.
-    mail_seen: u64,
-    /// The ranges of the arena that [`Arena::share_from`] shares chunks with, and the
-    /// base and size of its current one.
+    /// The ranges of the arena that [`Arena::share_from`] shares chunks with.
     shared_from: Ranges,
-    shared_current: (u32, u32),
+}
+
+impl Rare {
+    /// Whether no free block of `class`, and none parked, waits to be reused.
+    #[inline(always)]
+    fn none_free(&self, class: usize) -> bool {
+        self.parked.is_empty() && self.free_blocks.get(class).is_none_or(Vec::is_empty)
+    }
+
+    /// See [`Arena::forget_foreign`].
+    fn forget_foreign(&mut self) {
+        let cache = self
+            .foreign
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        if !cache.is_empty() {
+            cache.clear();
+            note_unshared();
+        }
+    }
 }
 
 impl Default for Arena {
@@ -173,8 +205,10 @@ impl Default for Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        if !self.outbox.is_empty() {
-            registry::forward(&mut self.outbox);
+        if let Some(rare) = self.rare.get_mut() {
+            if !rare.outbox.is_empty() {
+                registry::forward(&mut rare.outbox);
+            }
         }
         if self.ranges.current().is_some() {
             registry::release(&self.ranges);
@@ -200,24 +234,34 @@ impl Arena {
             chunks: Vec::new(),
             current: None,
             next_chunk: FIRST_CHUNK,
-            free_blocks: Vec::new(),
-            parked: Vec::new(),
-            parked_seen: 0,
-            free_locals: Vec::new(),
             usage: MemoryUsage {
                 capacity: 0,
                 used: 0,
                 string_bytes: 0,
                 chunks: 0,
             },
-            foreign: Mutex::new(Vec::new()),
-            outbox: Vec::new(),
             mail_seen: 0,
-            shared_from: Ranges {
-                bases: [0; registry::LEVELS],
-            },
             shared_current: (0, 0),
+            rare: OnceLock::new(),
         }
+    }
+
+    /// The arena's rarely used parts, allocated on first use.
+    fn rare_mut(&mut self) -> &mut Rare {
+        if self.rare.get().is_none() {
+            let _ = self.rare.set(Box::default());
+        }
+        self.rare.get_mut().expect("set just now")
+    }
+
+    /// Places of freed chunks (none for most arenas).
+    fn free_locals(&self) -> &[u32] {
+        self.rare.get().map_or(&[], |rare| &rare.free_locals)
+    }
+
+    /// The place of a freed chunk, for a new one.
+    fn pop_free_local(&mut self) -> Option<u32> {
+        self.rare.get_mut()?.free_locals.pop()
     }
 
     /// Stores `data` and returns its view: inline when it fits, else in a block of its own.
@@ -363,8 +407,9 @@ impl Arena {
     #[inline(never)]
     fn release_long(&mut self, view: View, location: Location) {
         let Some(local) = self.own_local(location.chunk) else {
-            if self.outbox.try_reserve(1).is_ok() {
-                self.outbox.push(view);
+            let outbox = &mut self.rare_mut().outbox;
+            if outbox.try_reserve(1).is_ok() {
+                outbox.push(view);
             }
             return;
         };
@@ -395,11 +440,12 @@ impl Arena {
                 blocks.kill(offset, block);
                 // Only the classes up to this one: a small array, whose strings NumPy
                 // releases one by one as it dies, then makes no list of every class.
-                if self.free_blocks.len() <= class {
-                    self.free_blocks.resize_with(class + 1, Vec::new);
+                let free_blocks = &mut self.rare_mut().free_blocks;
+                if free_blocks.len() <= class {
+                    free_blocks.resize_with(class + 1, Vec::new);
                 }
                 let offset = offset as u32;
-                self.free_blocks[class].push(BlockRef { local, offset });
+                free_blocks[class].push(BlockRef { local, offset });
             }
             Kind::Dedicated { len: held } => {
                 if offset == 0 && len == *held {
@@ -474,7 +520,8 @@ impl Arena {
     #[cold]
     fn get_foreign<'a>(&'a self, view: &View, location: Location) -> Result<&'a [u8]> {
         let corrupt = || Error::CorruptView(*view);
-        let mut cache = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
+        let rare = self.rare.get_or_init(Box::default);
+        let mut cache = rare.foreign.lock().unwrap_or_else(PoisonError::into_inner);
         let at = match cache.iter().position(|(id, _)| *id == location.chunk) {
             Some(at) => at,
             None => {
@@ -502,9 +549,11 @@ impl Arena {
     /// reads resolved, and posts the releases of other arenas' views to them.
     #[inline]
     pub fn settle(&mut self) {
-        self.forget_foreign();
-        if !self.outbox.is_empty() {
-            registry::forward(&mut self.outbox);
+        if let Some(rare) = self.rare.get_mut() {
+            rare.forget_foreign();
+            if !rare.outbox.is_empty() {
+                registry::forward(&mut rare.outbox);
+            }
         }
     }
 
@@ -528,13 +577,8 @@ impl Arena {
     /// Lets go of the chunks of other arenas that reads resolved.
     #[inline]
     pub fn forget_foreign(&mut self) {
-        let cache = self
-            .foreign
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !cache.is_empty() {
-            cache.clear();
-            note_unshared();
+        if let Some(rare) = self.rare.get_mut() {
+            rare.forget_foreign();
         }
     }
 
@@ -556,7 +600,7 @@ impl Arena {
     /// The memory this arena holds.
     pub fn memory_usage(&self) -> MemoryUsage {
         MemoryUsage {
-            chunks: self.chunks.len() - self.free_locals.len(),
+            chunks: self.chunks.len() - self.free_locals().len(),
             ..self.usage
         }
     }
