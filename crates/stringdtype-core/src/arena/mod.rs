@@ -31,11 +31,12 @@ mod blocks;
 mod chunk;
 mod packed;
 mod parts;
+mod rare;
 pub mod registry;
 mod share;
 
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, OnceLock, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
@@ -43,6 +44,7 @@ use blocks::{size_class, Blocks};
 pub use chunk::{pooled_bytes, ChunkBuf, FIRST_CHUNK, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
 pub use parts::{PartArena, PART_SPAN};
+use rare::Rare;
 use registry::Ranges;
 pub use share::ChunkShare;
 
@@ -155,48 +157,6 @@ pub struct Arena {
     rare: OnceLock<Box<Rare>>,
 }
 
-/// The parts of an arena that an array of a few strings does not use: every array has
-/// an arena, and these were 160 of its bytes (half of the descriptor's state). Free
-/// lists are made by the first release that is not the last block carved.
-#[derive(Default)]
-struct Rare {
-    /// Free blocks by size class (only the classes up to the largest released).
-    free_blocks: Vec<Vec<BlockRef>>,
-    /// Free blocks of shared chunks, by class, waiting for the share to end.
-    parked: Vec<(usize, BlockRef)>,
-    /// The value of [`UNSHARED`] when `parked` was last looked at.
-    parked_seen: u64,
-    /// Places of freed chunks, for the next chunk.
-    free_locals: Vec<u32>,
-    /// Chunks of other arenas that reads resolved, kept alive while a borrow of their
-    /// bytes may be (until the next exclusive access).
-    foreign: Mutex<Vec<(u32, Arc<ChunkBuf>)>>,
-    /// Releases of other arenas' views, to post to their mailboxes ([`Arena::settle`]).
-    outbox: Vec<View>,
-    /// The ranges of the arena that [`Arena::share_from`] shares chunks with.
-    shared_from: Ranges,
-}
-
-impl Rare {
-    /// Whether no free block of `class`, and none parked, waits to be reused.
-    #[inline(always)]
-    fn none_free(&self, class: usize) -> bool {
-        self.parked.is_empty() && self.free_blocks.get(class).is_none_or(Vec::is_empty)
-    }
-
-    /// See [`Arena::forget_foreign`].
-    fn forget_foreign(&mut self) {
-        let cache = self
-            .foreign
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !cache.is_empty() {
-            cache.clear();
-            note_unshared();
-        }
-    }
-}
-
 impl Default for Arena {
     fn default() -> Self {
         Arena::new()
@@ -244,24 +204,6 @@ impl Arena {
             shared_current: (0, 0),
             rare: OnceLock::new(),
         }
-    }
-
-    /// The arena's rarely used parts, allocated on first use.
-    fn rare_mut(&mut self) -> &mut Rare {
-        if self.rare.get().is_none() {
-            let _ = self.rare.set(Box::default());
-        }
-        self.rare.get_mut().expect("set just now")
-    }
-
-    /// Places of freed chunks (none for most arenas).
-    fn free_locals(&self) -> &[u32] {
-        self.rare.get().map_or(&[], |rare| &rare.free_locals)
-    }
-
-    /// The place of a freed chunk, for a new one.
-    fn pop_free_local(&mut self) -> Option<u32> {
-        self.rare.get_mut()?.free_locals.pop()
     }
 
     /// Stores `data` and returns its view: inline when it fits, else in a block of its own.
