@@ -95,3 +95,66 @@ def test_small_arrays_round_trip_through_arrow():
         assert exported.to_pylist() == a.tolist()
         back = stringdtype.from_arrow(exported, na_object=None)
         assert back.tolist() == a.tolist()
+
+
+def test_small_arrays_grow_past_their_first_chunk(flavor):
+    dtype = flavor.dtype()
+    a = np.array(["ab", LONG], dtype=dtype)
+    want = ["ab", LONG]
+    # Overwrites in place (the released block is the last carved), then more strings
+    # than the first chunk holds, of other sizes, released in other orders.
+    for i in range(200):
+        a[i % 2] = f"{i} " + "y" * (i % 40)
+        want[i % 2] = f"{i} " + "y" * (i % 40)
+        assert a.tolist() == want
+    b = np.resize(a, 50)
+    b[::3] = [f"{i} {LONG} {'z' * i}" for i in range(0, 50, 3)]
+    assert b[3] == f"3 {LONG} zzz"
+    b[::2] = b[1::2].copy()
+    assert (b[::2] == b[1::2]).all()
+
+
+def test_copies_and_views_of_small_arrays(flavor):
+    dtype = flavor.dtype()
+    a = np.array(["ab", LONG], dtype=dtype)
+    copy, view, tail = a.copy(), a.view(dtype), a[1:]
+    # Writing any of them leaves the copy's strings and the others' readings right.
+    a[1] = "another " + LONG
+    assert copy.tolist() == ["ab", LONG]
+    assert view[1] == tail[0] == "another " + LONG
+    copy[0] = LONG + "!"
+    assert a[0] == "ab" and copy.tolist() == [LONG + "!", LONG]
+    # Strings read through another array's descriptor, and mixed into new arrays.
+    many = [np.array([f"{i} {LONG}"], dtype=dtype) for i in range(100)]
+    joined = np.concatenate(many + [a])
+    assert joined[-1] == "another " + LONG and joined[7] == f"7 {LONG}"
+
+
+@package_only
+def test_small_arrays_across_fork():
+    import sys
+
+    if sys.platform == "win32":
+        pytest.skip("no fork on Windows")
+    out = run_isolated(
+        """
+        import os, signal
+        arrays = [np.array(["ab", f"{i} a string of more than twelve bytes"],
+                           dtype=StringDType()) for i in range(10_000)]
+        pid = os.fork()
+        if pid == 0:
+            signal.alarm(20)
+            for i, a in enumerate(arrays[::101]):
+                a[0] = "written in the child " + str(i)
+            more = [np.array([f"{i} a new long string in the child"], dtype=StringDType())
+                    for i in range(10_000)]
+            assert more[-1][0] == "9999 a new long string in the child"
+            assert arrays[101][0] == "written in the child 1"
+            assert arrays[5000][1] == "5000 a string of more than twelve bytes"
+            os._exit(0)
+        status = os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+        assert arrays[101][0] == "ab"
+        print(status)
+        """
+    )
+    assert out.strip() == "0"

@@ -68,12 +68,12 @@ pub unsafe extern "C" fn descr_new(
 /// `tp_dealloc`: frees the arena (all strings at once) and the parameters.
 pub unsafe extern "C" fn descr_dealloc(obj: *mut PyObject) {
     let descr = obj as *mut DescrObject;
-    // SAFETY: called once by CPython when the last reference goes; `state` is either null
-    // (construction failed) or the Box made in `new_descr`.
+    // SAFETY: called once by CPython when the last reference goes; `state` was written
+    // by `new_descr` when `ready` is set (else construction failed before it).
     unsafe {
-        if !(*descr).state.is_null() {
-            drop(Box::from_raw((*descr).state));
-            (*descr).state = ptr::null_mut();
+        if (*descr).ready {
+            (*descr).ready = false;
+            (*descr).state.assume_init_drop();
         }
         ffi::Py_XDECREF((*descr).na_object);
         (*descr).na_object = ptr::null_mut();

@@ -17,8 +17,8 @@ impl Arena {
     #[inline(always)]
     pub(super) fn allocate(&mut self, len: usize) -> Result<BlockRef> {
         let (class, block) = size_class(len);
-        let none_free = self.free_blocks.get(class).is_none_or(Vec::is_empty);
-        if none_free && self.parked.is_empty() && block <= DEDICATED_THRESHOLD {
+        let none_free = self.rare.get().is_none_or(|rare| rare.none_free(class));
+        if none_free && block <= DEDICATED_THRESHOLD {
             if let Some(at) = self.carve_current(block) {
                 self.usage.used += block;
                 self.usage.string_bytes += len;
@@ -85,28 +85,29 @@ impl Arena {
     /// The newest free block of `class` in a chunk that is not shared; blocks of shared
     /// chunks are parked until their share ends.
     fn pop_free_block(&mut self, class: usize) -> Option<BlockRef> {
+        let rare = self.rare.get_mut()?;
+        let chunks = &self.chunks;
         loop {
-            let list = self.free_blocks.get_mut(class)?;
+            let list = rare.free_blocks.get_mut(class)?;
             while let Some(at) = list.pop() {
-                if !self.chunks[at.local as usize].is_shared() {
+                if !chunks[at.local as usize].is_shared() {
                     return Some(at);
                 }
-                self.parked.push((class, at));
+                rare.parked.push((class, at));
             }
             let unshared = UNSHARED.load(Ordering::Relaxed);
-            if self.parked.is_empty() || unshared == self.parked_seen {
+            if rare.parked.is_empty() || unshared == rare.parked_seen {
                 return None;
             }
-            self.parked_seen = unshared;
-            let mut parked = std::mem::take(&mut self.parked);
-            parked.retain(|&(class, at)| {
-                let waiting = self.chunks[at.local as usize].is_shared();
+            rare.parked_seen = unshared;
+            let free_blocks = &mut rare.free_blocks;
+            rare.parked.retain(|&(class, at)| {
+                let waiting = chunks[at.local as usize].is_shared();
                 if !waiting {
-                    self.free_blocks[class].push(at);
+                    free_blocks[class].push(at);
                 }
                 waiting
             });
-            self.parked = parked;
         }
     }
 
@@ -116,15 +117,20 @@ impl Arena {
             return self.push_part_chunk(size, kind);
         }
         let buf = Arc::new(ChunkBuf::new(size)?);
-        let local = match self.free_locals.pop() {
+        let local = match self.pop_free_local() {
             Some(local) => local,
             None => {
                 if self.chunks.len() >= MAX_LOCAL_CHUNKS {
                     return Err(Error::ArenaFull("an array holds at most 1,048,576 chunks"));
                 }
-                self.chunks
-                    .try_reserve(1)
-                    .map_err(|_| Error::OutOfMemory(0))?;
+                // Room for one chunk only at first: most arrays are small and keep
+                // their first chunk (a doubling `Vec` reserved four, 168 bytes more).
+                let reserved = if self.chunks.is_empty() {
+                    self.chunks.try_reserve_exact(1)
+                } else {
+                    self.chunks.try_reserve(1)
+                };
+                reserved.map_err(|_| Error::OutOfMemory(0))?;
                 self.chunks.push(Chunk::free());
                 (self.chunks.len() - 1) as u32
             }
@@ -139,7 +145,7 @@ impl Arena {
         };
         if let Err(err) = published {
             self.chunks[local as usize] = Chunk::free();
-            self.free_locals.push(local);
+            self.rare_mut().free_locals.push(local);
             return Err(err);
         }
         self.chunks[local as usize] = Chunk { buf, kind };
@@ -176,7 +182,7 @@ impl Arena {
         if self.current == Some(local) {
             self.current = None;
         }
-        self.free_locals.push(local);
+        self.rare_mut().free_locals.push(local);
         let shared = chunk.is_shared();
         drop(chunk);
         if shared {

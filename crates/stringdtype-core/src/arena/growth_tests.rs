@@ -35,6 +35,45 @@ fn the_first_chunk_fits_the_first_string() {
 }
 
 #[test]
+fn a_small_arena_allocates_only_what_it_holds() {
+    // Every array's descriptor holds an arena: its size is part of every array's cost.
+    assert!(size_of::<Arena>() <= 128, "{}", size_of::<Arena>());
+    let mut arena = Arena::new();
+    let view = arena.store(&string(0)).unwrap();
+    assert_eq!(arena.chunks.capacity(), 1, "a list of one chunk, not four");
+    assert!(arena.rare.get().is_none(), "no free lists, outbox or cache");
+    // The last block carved goes back to the chunk's tail: still no free list.
+    arena.release(view);
+    assert!(arena.rare.get().is_none());
+    assert_eq!(arena.memory_usage().used, 0);
+}
+
+#[test]
+fn the_rare_parts_are_made_when_first_needed() {
+    let mut arena = Arena::new();
+    let first = arena.store(&string(0)).unwrap();
+    let second = arena.store(&string(1)).unwrap();
+    // A release before the last block carved needs a free list...
+    arena.release(first);
+    assert!(arena.rare.get().is_some());
+    // ...which the next string of the class takes its block from.
+    let third = arena.store(&string(2)).unwrap();
+    let place = |view: View| {
+        let location = view.location().unwrap();
+        (arena.own_local(location.chunk), location.offset)
+    };
+    assert_eq!(place(third), place(first));
+    // A read of another arena's view keeps its chunk in the reader's rare parts until
+    // the reader settles.
+    let mut reader = Arena::new();
+    assert_eq!(reader.get(&second).unwrap(), &string(1)[..]);
+    assert!(reader.rare.get().is_some());
+    reader.settle();
+    assert_eq!(arena.get(&second).unwrap(), &string(1)[..]);
+    assert_eq!(arena.get(&third).unwrap(), &string(2)[..]);
+}
+
+#[test]
 fn an_array_built_element_by_element_ends_with_few_chunks() {
     let mut arena = Arena::new();
     let views: Vec<View> = (0..300_000)

@@ -31,11 +31,12 @@ mod blocks;
 mod chunk;
 mod packed;
 mod parts;
+mod rare;
 pub mod registry;
 mod share;
 mod store_with;
 
-use std::sync::{atomic::AtomicU64, atomic::Ordering, Arc, Mutex, PoisonError};
+use std::sync::{atomic::AtomicU64, atomic::Ordering, Arc, Mutex, OnceLock};
 
 use crate::error::{Error, Result};
 use crate::view::{Location, View, MAX_INLINE_LEN};
@@ -47,8 +48,6 @@ use registry::Ranges;
 pub use share::ChunkShare;
 
 pub const DEDICATED_THRESHOLD: usize = 1024 * 1024;
-/// Most chunks of other arenas one arena keeps resolved at once (see [`Arena::get`]).
-const FOREIGN_LIMIT: usize = 1024;
 
 /// Counts the ends of shares of chunks (exports released, resolved foreign chunks let
 /// go): an arena with blocks waiting on shared chunks looks at them again only when it
@@ -145,24 +144,36 @@ pub struct Arena {
     current: Option<u32>,
     /// Size the next ordinary chunk will have at least.
     next_chunk: usize,
+    usage: MemoryUsage,
+    /// The registry's count of posted releases when this arena last took its own.
+    mail_seen: u64,
+    /// The base and size of the current range of the arena that [`Arena::share_from`]
+    /// shares chunks with.
+    shared_current: (u32, u32),
+    /// What most arenas never need, allocated the first time one does (see [`Rare`]).
+    rare: OnceLock<Box<Rare>>,
+}
+
+/// The parts of an arena that an array of a few strings does not use: every array has
+/// an arena, and these were 152 of its 264 bytes (a 16-byte `OnceLock` now). Free
+/// lists are made by the first release that is not the last block carved.
+#[derive(Default)]
+struct Rare {
+    /// Free blocks by size class (only the classes up to the largest released).
     free_blocks: Vec<Vec<BlockRef>>,
     /// Free blocks of shared chunks, by class, waiting for the share to end.
     parked: Vec<(usize, BlockRef)>,
     /// The value of [`UNSHARED`] when `parked` was last looked at.
     parked_seen: u64,
+    /// Places of freed chunks, for the next chunk.
     free_locals: Vec<u32>,
-    usage: MemoryUsage,
     /// Chunks of other arenas that reads resolved, kept alive while a borrow of their
     /// bytes may be (until the next exclusive access).
     foreign: Mutex<Vec<(u32, Arc<ChunkBuf>)>>,
     /// Releases of other arenas' views, to post to their mailboxes ([`Arena::settle`]).
     outbox: Vec<View>,
-    /// The registry's count of posted releases when this arena last took its own.
-    mail_seen: u64,
-    /// The ranges of the arena that [`Arena::share_from`] shares chunks with, and the
-    /// base and size of its current one.
+    /// The ranges of the arena that [`Arena::share_from`] shares chunks with.
     shared_from: Ranges,
-    shared_current: (u32, u32),
 }
 
 impl Default for Arena {
@@ -173,8 +184,10 @@ impl Default for Arena {
 
 impl Drop for Arena {
     fn drop(&mut self) {
-        if !self.outbox.is_empty() {
-            registry::forward(&mut self.outbox);
+        if let Some(rare) = self.rare.get_mut() {
+            if !rare.outbox.is_empty() {
+                registry::forward(&mut rare.outbox);
+            }
         }
         if self.ranges.current().is_some() {
             registry::release(&self.ranges);
@@ -200,23 +213,15 @@ impl Arena {
             chunks: Vec::new(),
             current: None,
             next_chunk: FIRST_CHUNK,
-            free_blocks: Vec::new(),
-            parked: Vec::new(),
-            parked_seen: 0,
-            free_locals: Vec::new(),
             usage: MemoryUsage {
                 capacity: 0,
                 used: 0,
                 string_bytes: 0,
                 chunks: 0,
             },
-            foreign: Mutex::new(Vec::new()),
-            outbox: Vec::new(),
             mail_seen: 0,
-            shared_from: Ranges {
-                bases: [0; registry::LEVELS],
-            },
             shared_current: (0, 0),
+            rare: OnceLock::new(),
         }
     }
 
@@ -363,8 +368,9 @@ impl Arena {
     #[inline(never)]
     fn release_long(&mut self, view: View, location: Location) {
         let Some(local) = self.own_local(location.chunk) else {
-            if self.outbox.try_reserve(1).is_ok() {
-                self.outbox.push(view);
+            let outbox = &mut self.rare_mut().outbox;
+            if outbox.try_reserve(1).is_ok() {
+                outbox.push(view);
             }
             return;
         };
@@ -395,11 +401,12 @@ impl Arena {
                 blocks.kill(offset, block);
                 // Only the classes up to this one: a small array, whose strings NumPy
                 // releases one by one as it dies, then makes no list of every class.
-                if self.free_blocks.len() <= class {
-                    self.free_blocks.resize_with(class + 1, Vec::new);
+                let free_blocks = &mut self.rare_mut().free_blocks;
+                if free_blocks.len() <= class {
+                    free_blocks.resize_with(class + 1, Vec::new);
                 }
                 let offset = offset as u32;
-                self.free_blocks[class].push(BlockRef { local, offset });
+                free_blocks[class].push(BlockRef { local, offset });
             }
             Kind::Dedicated { len: held } => {
                 if offset == 0 && len == *held {
@@ -471,73 +478,6 @@ impl Arena {
         self.ranges.local_of(chunk)
     }
 
-    #[cold]
-    fn get_foreign<'a>(&'a self, view: &View, location: Location) -> Result<&'a [u8]> {
-        let corrupt = || Error::CorruptView(*view);
-        let mut cache = self.foreign.lock().unwrap_or_else(PoisonError::into_inner);
-        let at = match cache.iter().position(|(id, _)| *id == location.chunk) {
-            Some(at) => at,
-            None => {
-                if cache.len() >= FOREIGN_LIMIT {
-                    return Err(corrupt());
-                }
-                let chunk = registry::resolve(location.chunk).ok_or_else(corrupt)?;
-                cache.try_reserve(1).map_err(|_| Error::OutOfMemory(0))?;
-                cache.push((location.chunk, chunk));
-                cache.len() - 1
-            }
-        };
-        let bytes = cache[at]
-            .1
-            .slice(location.offset as usize, view.len())
-            .filter(|bytes| bytes[..4] == view.prefix())
-            .ok_or_else(corrupt)?;
-        // SAFETY: the bytes are in a chunk that the cache entry keeps alive; entries are
-        // removed only through `&mut self` (`forget_foreign`), which cannot happen while
-        // the returned borrow of `self` lives, and chunks never move.
-        Ok(unsafe { std::slice::from_raw_parts(bytes.as_ptr(), bytes.len()) })
-    }
-
-    /// Ends a stretch of exclusive access: lets go of the chunks of other arenas that
-    /// reads resolved, and posts the releases of other arenas' views to them.
-    #[inline]
-    pub fn settle(&mut self) {
-        self.forget_foreign();
-        if !self.outbox.is_empty() {
-            registry::forward(&mut self.outbox);
-        }
-    }
-
-    /// Applies the releases that other arenas posted for this one (each checked like
-    /// any release).
-    #[inline]
-    pub fn collect_mail(&mut self) {
-        if self.span != 0 && registry::posts() != self.mail_seen {
-            self.apply_mail();
-        }
-    }
-
-    #[cold]
-    fn apply_mail(&mut self) {
-        self.mail_seen = registry::posts();
-        for view in registry::take_mail(&self.ranges) {
-            self.release(view);
-        }
-    }
-
-    /// Lets go of the chunks of other arenas that reads resolved.
-    #[inline]
-    pub fn forget_foreign(&mut self) {
-        let cache = self
-            .foreign
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner);
-        if !cache.is_empty() {
-            cache.clear();
-            note_unshared();
-        }
-    }
-
     /// Makes sure that at least `bytes` more string bytes fit without a further chunk
     /// (a hint from a loop that knows how much it will write).
     pub fn reserve(&mut self, bytes: usize) {
@@ -556,7 +496,7 @@ impl Arena {
     /// The memory this arena holds.
     pub fn memory_usage(&self) -> MemoryUsage {
         MemoryUsage {
-            chunks: self.chunks.len() - self.free_locals.len(),
+            chunks: self.chunks.len() - self.free_locals().len(),
             ..self.usage
         }
     }

@@ -48,7 +48,7 @@ impl PartArena {
     /// work in the owner instead.
     pub fn is_exhausted(&self) -> bool {
         let arena = &self.arena;
-        arena.chunks.len() >= arena.span as usize && arena.free_locals.is_empty()
+        arena.chunks.len() >= arena.span as usize && arena.free_locals().is_empty()
     }
 }
 
@@ -72,8 +72,10 @@ impl Arena {
         self.chunks
             .try_reserve(needed - self.chunks.len())
             .map_err(|_| Error::OutOfMemory(0))?;
-        self.free_locals
-            .try_reserve(needed - self.chunks.len())
+        let more = needed - self.chunks.len();
+        self.rare_mut()
+            .free_locals
+            .try_reserve(more)
             .map_err(|_| Error::OutOfMemory(0))?;
         registry::make_room(self.base, needed as u32)?;
         let mut parts = Vec::new();
@@ -113,7 +115,8 @@ impl Arena {
             "parts are absorbed into the arena that reserved them, in order"
         );
         while self.chunks.len() < part.first as usize {
-            self.free_locals.push(self.chunks.len() as u32);
+            let local = self.chunks.len() as u32;
+            self.rare_mut().free_locals.push(local);
             self.chunks.push(Chunk::free());
         }
         let first = part.first;
@@ -130,22 +133,22 @@ impl Arena {
             .enumerate()
             .filter(|(_, c)| !matches!(c.kind, Kind::Free));
         registry::publish_all(self.base, held.map(|(k, c)| (first + k as u32, &c.buf)));
-        self.free_locals
-            .extend(inner.free_locals.drain(..).map(|local| local + first));
-        if self.free_blocks.len() < inner.free_blocks.len() {
-            self.free_blocks
-                .resize_with(inner.free_blocks.len(), Vec::new);
+        if let Some(inner) = inner.rare.get_mut() {
+            let rare = self.rare.get_mut().expect("made by `reserve_parts`");
+            let locals = inner.free_locals.drain(..).map(|local| local + first);
+            rare.free_locals.extend(locals);
+            rare.outbox.append(&mut inner.outbox);
+            if rare.free_blocks.len() < inner.free_blocks.len() {
+                rare.free_blocks
+                    .resize_with(inner.free_blocks.len(), Vec::new);
+            }
+            for (class, blocks) in inner.free_blocks.drain(..).enumerate() {
+                rare.free_blocks[class].extend(blocks.into_iter().map(at));
+            }
+            let parked = inner.parked.drain(..);
+            rare.parked
+                .extend(parked.map(|(class, block)| (class, at(block))));
         }
-        for (class, blocks) in inner.free_blocks.drain(..).enumerate() {
-            self.free_blocks[class].extend(blocks.into_iter().map(at));
-        }
-        self.parked.extend(
-            inner
-                .parked
-                .drain(..)
-                .map(|(class, block)| (class, at(block))),
-        );
-        self.outbox.append(&mut inner.outbox);
         self.usage.capacity += inner.usage.capacity;
         self.usage.used += inner.usage.used;
         self.usage.string_bytes += inner.usage.string_bytes;
@@ -164,7 +167,7 @@ impl Arena {
     /// Adds a chunk to a part's arena: the next local index of its span, published
     /// nowhere until the owner absorbs it.
     pub(super) fn push_part_chunk(&mut self, size: usize, kind: Kind) -> Result<u32> {
-        let local = match self.free_locals.pop() {
+        let local = match self.pop_free_local() {
             Some(local) => local,
             None if self.chunks.len() < self.span as usize => {
                 self.chunks
@@ -178,7 +181,7 @@ impl Arena {
         let buf = match super::ChunkBuf::new(size) {
             Ok(buf) => Arc::new(buf),
             Err(err) => {
-                self.free_locals.push(local);
+                self.rare_mut().free_locals.push(local);
                 return Err(err);
             }
         };

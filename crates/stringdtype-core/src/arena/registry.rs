@@ -89,11 +89,13 @@ impl Ranges {
 }
 
 /// The chunks of one range, by local index (the first one apart: a range of one id,
-/// the common case, then needs no allocation).
+/// the common case, then needs no allocation). Every arena that holds a long string has
+/// one, so the others sit behind a box (24 bytes an entry, not 40).
 #[derive(Default)]
 struct Entry {
     first: Weak<ChunkBuf>,
-    more: Vec<Weak<ChunkBuf>>,
+    #[allow(clippy::box_collection)] // one word where a `Vec` takes three
+    more: Option<Box<Vec<Weak<ChunkBuf>>>>,
     live: bool,
 }
 
@@ -101,7 +103,7 @@ impl Entry {
     fn chunk(&self, local: u32) -> Option<&Weak<ChunkBuf>> {
         match local {
             0 => Some(&self.first),
-            _ => self.more.get(local as usize - 1),
+            _ => self.more.as_ref()?.get(local as usize - 1),
         }
     }
 
@@ -109,7 +111,11 @@ impl Entry {
         match local {
             0 => self.first = Weak::new(),
             _ => {
-                if let Some(chunk) = self.more.get_mut(local as usize - 1) {
+                let more = self
+                    .more
+                    .as_mut()
+                    .and_then(|more| more.get_mut(local as usize - 1));
+                if let Some(chunk) = more {
                     *chunk = Weak::new();
                 }
             }
@@ -122,14 +128,21 @@ impl Entry {
             return Ok(());
         }
         let at = local as usize - 1;
-        if self.more.len() <= at {
-            self.more
-                .try_reserve(at + 1 - self.more.len())
-                .map_err(|_| Error::OutOfMemory(0))?;
-            self.more.resize_with(at + 1, Weak::new);
+        let more = self.reserve_more(at + 1)?;
+        if more.len() <= at {
+            more.resize_with(at + 1, Weak::new);
         }
-        self.more[at] = chunk;
+        more[at] = chunk;
         Ok(())
+    }
+
+    /// The chunks after the first, with room for `len` of them.
+    fn reserve_more(&mut self, len: usize) -> Result<&mut Vec<Weak<ChunkBuf>>> {
+        // A fixed 24 bytes, as infallible as the `Arc` of every chunk.
+        let more = self.more.get_or_insert_with(Box::default);
+        more.try_reserve(len.saturating_sub(more.len()))
+            .map_err(|_| Error::OutOfMemory(0))?;
+        Ok(more)
     }
 }
 
@@ -317,14 +330,7 @@ pub(super) fn publish_all<'a>(base: u32, chunks: impl Iterator<Item = (u32, &'a 
 /// that publishing them later cannot fail.
 pub(super) fn make_room(base: u32, locals: u32) -> Result<()> {
     with_registry(|registry| match entry_mut(registry, base) {
-        Some(entry) if locals > 1 => {
-            let more = locals as usize - 1;
-            let grow = more.saturating_sub(entry.more.len());
-            entry
-                .more
-                .try_reserve(grow)
-                .map_err(|_| Error::OutOfMemory(0))
-        }
+        Some(entry) if locals > 1 => entry.reserve_more(locals as usize - 1).map(|_| ()),
         _ => Ok(()),
     })
 }

@@ -135,8 +135,9 @@ impl Arena {
             return Err(err);
         }
         self.usage.capacity = self.chunks.iter().map(|chunk| chunk.buf.len()).sum();
-        self.free_locals = free_locals;
-        self.shared_from = source.ranges;
+        let rare = self.rare_mut();
+        rare.free_locals = free_locals;
+        rare.shared_from = source.ranges;
         self.shared_current = (source.base, source.span);
         // New strings go to chunks of this arena's own (from the smallest size up): the
         // tails of the shared chunks belong to `source`.
@@ -158,7 +159,7 @@ impl Arena {
         }
         let mut local = location.chunk.wrapping_sub(base);
         if local >= span {
-            local = self.shared_from.local_of(location.chunk)?;
+            local = self.rare.get()?.shared_from.local_of(location.chunk)?;
         }
         let (len, offset) = (view.len(), location.offset as usize);
         let held = match &mut self.chunks.get_mut(local as usize)?.kind {
