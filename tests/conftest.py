@@ -308,6 +308,21 @@ def expected_strings(values, flavor):
 
 
 # ---------------------------------------------------------------------------------------
+# The package's thread pool
+
+
+@pytest.fixture
+def pool_settings_restored():
+    """Puts the pool's thread count and part span back after a test that sets them."""
+    from stringdtype import _core
+
+    before = _core._pool_threads()
+    yield
+    _core._set_pool_threads(before)
+    _core._set_part_span(64)
+
+
+# ---------------------------------------------------------------------------------------
 # Running code that may crash or hang
 
 

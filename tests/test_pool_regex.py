@@ -30,12 +30,7 @@ NA_IDS = ["unset", "None", "nan", "str"]
 DEFERRED = ["x² y", "e\u0301 b", "a\nb\na\n", "ab\n", "", "12 ab 34 é"]
 
 
-@pytest.fixture(autouse=True)
-def restore_pool():
-    before = _core._pool_threads()
-    yield
-    _core._set_pool_threads(before)
-    _core._set_part_span(64)
+pytestmark = pytest.mark.usefixtures("pool_settings_restored")
 
 
 def values(seed, na_object=UNSET, n=N):

@@ -31,12 +31,7 @@ NA_OBJECTS = [UNSET, None, np.nan, NA_STRING]
 NA_IDS = ["unset", "None", "nan", "str"]
 
 
-@pytest.fixture(autouse=True)
-def restore_pool():
-    before = _core._pool_threads()
-    yield
-    _core._set_pool_threads(before)
-    _core._set_part_span(64)
+pytestmark = pytest.mark.usefixtures("pool_settings_restored")
 
 
 def values(seed, na_object=UNSET, n=N):
