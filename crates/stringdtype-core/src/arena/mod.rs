@@ -241,10 +241,7 @@ impl Arena {
 
     #[inline(always)]
     fn store_long(&mut self, data: &[u8]) -> Result<View> {
-        if data.len() > crate::view::MAX_STRING_LEN {
-            return Err(Error::StringTooLong(data.len()));
-        }
-        let location = self.allocate(data.len())?;
+        let location = self.allocate_checked(data.len())?;
         self.write_block(location, data.as_ptr(), data.len());
         let prefix = [data[0], data[1], data[2], data[3]];
         Ok(View::long(data.len(), prefix, self.location(location))?)

@@ -66,9 +66,9 @@ impl Arena {
         Ok(self.fill_block(block, src.len(), |dst| map(&copy, dst)))
     }
 
-    /// A block for a long string of `len` bytes, after `store`'s length check.
+    /// A block for a long string of `len` bytes, after the length check of every store.
     #[inline(always)]
-    fn allocate_checked(&mut self, len: usize) -> Result<BlockRef> {
+    pub(super) fn allocate_checked(&mut self, len: usize) -> Result<BlockRef> {
         if len > MAX_STRING_LEN {
             return Err(Error::StringTooLong(len));
         }
