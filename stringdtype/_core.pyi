@@ -58,6 +58,8 @@ swapcase: np.ufunc
 capitalize: np.ufunc
 title: np.ufunc
 casefold: np.ufunc
+# str.isascii (StringDType in, bool out).
+isascii: np.ufunc
 _utf8_nbytes: np.ufunc
 
 # str.translate (see stringdtype.strings.translate, which makes the table for each call).

@@ -6,6 +6,7 @@ A drop-in namespace: ``import stringdtype.strings as sds`` offers every name of
 * ``upper lower swapcase capitalize title`` (and ``casefold``, which ``np.strings``
   lacks) are ufuncs written in Rust with Python's ``str`` semantics (full Unicode case
   mappings from the running interpreter's database, ASCII fast path);
+* ``isascii`` (``str.isascii``, which ``np.strings`` lacks) is a Rust ufunc too;
 * ``translate`` is a Rust loop with ``str.translate``'s results (deletions, replacements
   of any length, code points), the table prepared once per call;
 * ``encode`` and ``decode`` with UTF-8 copy bytes without a Python object per element;
@@ -49,7 +50,7 @@ from ._core import StringDType
 
 # The functions whose ufunc this NumPy lacks (see _backports), as names of this module.
 _BACKPORTS = _backports.needed()
-# The case conversions: the ufuncs of the catalog with public names.
+# The case conversions and ``isascii``: the ufuncs of the catalog with public names.
 _CASE = [name for name, *_ in _core._catalog() if not name.startswith("_")]
 
 __all__ = [  # noqa: PLE0604 - np.strings and catalog names
@@ -71,7 +72,7 @@ def _is_ours(a):
 _NUMPY_RULES = {"mod", "encode", "decode"}
 # The functions with bool results that take ``na=``.
 _NA_KEYWORD = {"isalpha", "isdigit", "isspace", "isalnum", "islower", "isupper", "istitle"}
-_NA_KEYWORD |= {"isdecimal", "isnumeric", "startswith", "endswith"}
+_NA_KEYWORD |= {"isdecimal", "isnumeric", "isascii", "startswith", "endswith"}
 
 
 def _na_flag(na):
@@ -159,7 +160,9 @@ def _case_function(name):
     return convert
 
 
-globals().update({name: _propagating(_case_function(name)) for name in _CASE})
+globals().update(
+    {name: _propagating(_case_function(name), name in _NA_KEYWORD) for name in _CASE}
+)
 
 
 def _is_utf8(encoding, errors):

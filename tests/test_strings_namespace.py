@@ -156,6 +156,42 @@ def test_casefold_of_unicode_array():
 
 
 # ---------------------------------------------------------------------------------------
+# isascii (str.isascii, which np.strings lacks)
+
+
+def isascii_values(rng, flavor):
+    """Random strings plus a non-ASCII character at every place of strings of 0 to 16,
+    40 and 100 bytes (inline, the long prefix, past it), and embedded NULs."""
+    values = values_for(rng, flavor)
+    for n in [*range(17), 40, 100]:
+        values.append("x" * n)
+        values += ["x" * i + "é" + "x" * (n - i) for i in range(n + 1)]
+    return values + ["\x00", "a\x00b", "\x7f" * 13, "\x80", "\U0001f600" * 4]
+
+
+@pytest.mark.parametrize("na", [False, True])
+def test_isascii(flavor, rng, na):
+    values = isascii_values(rng, flavor)
+    a = np.array(values, dtype=flavor.dtype())
+    result = sds.isascii(a, na=na) if na else sds.isascii(a)
+    assert result.dtype == np.bool_ and result.shape == a.shape
+    expected = [na if is_na(v, flavor) else v.isascii() for v in a.tolist()]
+    assert result.tolist() == expected
+
+
+def test_isascii_shapes_and_other_dtypes(rng):
+    values = random_strings(rng, 24) + ["é" * 7, "x" * 13 + "é", ""] * 4
+    base = np.array(values, dtype=StringDType()).reshape(3, 4, 3)
+    for a in [base, base[::-1, :, ::-2], base.transpose(2, 0, 1), base[:, 1], base[0, 0, 0, ...]]:
+        expected = np.array([s.isascii() for s in np.ravel(a).tolist()]).reshape(a.shape)
+        assert np.array_equal(sds.isascii(a), expected)
+    u = np.array(["abc", "straße", ""])
+    assert sds.isascii(u).tolist() == [True, False, True]
+    with pytest.raises(TypeError, match="na must be a bool"):
+        sds.isascii(u, na="yes")
+
+
+# ---------------------------------------------------------------------------------------
 # encode / decode
 
 
@@ -244,7 +280,7 @@ NOT_IN_EVERY_NUMPY = {"slice"}
 
 # The functions np.strings lacks (casefold is tested above, the split family in
 # test_split.py against str).
-OWN = {"casefold", "join", "rsplit", "split", "split_flat"}
+OWN = {"casefold", "isascii", "join", "rsplit", "split", "split_flat"}
 
 
 def test_namespace_has_every_name():

@@ -13,7 +13,7 @@ use super::case::{case_loop, encode_loop, nbytes_loop, translate_loop};
 use super::case::{Capitalize, Casefold, Lower, Swapcase, Title, Upper};
 use super::regex::{count_loop, count_nan_loop, extract_loop, sub_loop, test_loop};
 use super::registry::{new_ufunc, register, register_on, Dt, LoopDef};
-use super::search::{find_loop, Count, Find, Index, RFind, RIndex};
+use super::search::{find_loop, isascii_loop, Count, Find, Index, RFind, RIndex};
 use super::transform::slice_loop;
 use crate::ffi::StridedLoop;
 use crate::numpy_version::{rules, Release};
@@ -140,6 +140,13 @@ const CATALOG: &[OwnUfunc] = &[
         1,
         &[(&[T, T], case_loop::<Casefold>)],
         c"Element-wise str.casefold.",
+    ),
+    // `str.isascii`, which NumPy's strings lack; bool, missing as the other predicates.
+    OwnUfunc::new(
+        c"isascii",
+        1,
+        &[(&[T, Dt::Bool], isascii_loop)],
+        c"Element-wise str.isascii.",
     ),
     // `str.translate`: a string and the int64 id of a `translate::TranslateTable`.
     OwnUfunc::new(

@@ -111,6 +111,28 @@ fn predicate_of_string<P: PredicateOp>(
     }
 }
 
+// `str.isascii` (which `np.strings` lacks): true for `""` too. An inline string, and a
+// long one with a non-ASCII byte in its 4-byte prefix, are decided from the view.
+ufunc_loop!(pub(super) isascii_loop, 2, |args| {
+    let (strings, out) = (args.strings(0), args.values::<bool>(1));
+    let state = strings.state();
+    let missing = missing::rule(&state.na, ops::PREDICATE, "isascii");
+    let locks = ArenaLocks::reading(&[&state.arena]);
+    values_out(args.elements(), out, move |e| {
+        let view = strings.view(e);
+        if view.is_inline_string() {
+            return Ok(view.inline_ascii_lanes().is_some());
+        }
+        if !view.is_na() && !view.prefix().is_ascii() {
+            return Ok(false);
+        }
+        match missing.operand(&view, locks.get(0))? {
+            Some(s) => Ok(s.is_ascii()),
+            None => bool::missing(&missing),
+        }
+    })
+});
+
 /// A substring search ufunc (`find`, ...) as a type: its name, whether it searches from
 /// the end, whether a miss raises (`index`) and whether it counts instead.
 pub(super) trait SearchOp {

@@ -41,7 +41,7 @@ except ImportError:  # pandas < 3 accepts any ``na``
 # na_object turns each into the string "nan", whose results are then masked.
 _FILLED = _core.StringDType()
 _PREDICATES = ("isalnum", "isalpha", "isdigit", "isspace", "islower", "isupper", "istitle")
-_PREDICATES += ("isnumeric", "isdecimal")
+_PREDICATES += ("isnumeric", "isdecimal", "isascii")
 _CASES = ("lower", "upper", "title", "capitalize", "swapcase", "casefold")
 
 
@@ -125,19 +125,10 @@ class StringMethodsMixin(ObjectStringArrayMixin):
 
     # ---- case, predicates, length ------------------------------------------------------
 
-    def _ascii(self):
-        """Which strings are ASCII (as many UTF-8 bytes as characters), and the mask."""
-        values, mask = self._filled()
-        return _core._utf8_nbytes(values) == np.strings.str_len(values), mask
-
-    def _str_isascii(self):
-        return self._booleans(*self._ascii())
-
     def _str_normalize(self, form):
         # ASCII strings are their own normal form in all four forms: only the others
-        # go through unicodedata, one by one.
-        ascii_only, mask = self._ascii()
-        others = ~(ascii_only | mask)
+        # go through unicodedata, one by one (a missing element counts as ASCII).
+        others = ~sds.isascii(self._ndarray, na=True)
         result = self._ndarray.copy()
         if others.any():
             normalized = [unicodedata.normalize(form, x) for x in result[others].tolist()]
