@@ -105,7 +105,10 @@ KERNELS = {
     "== scalar": lambda a, b: a == a[7],
     "!= long scalar": lambda a, b: a != "a long scalar of more than twelve bytes",
 }
-OWN = {"utf8 nbytes": lambda a, b: _core._utf8_nbytes(a)}
+OWN = {
+    "utf8 nbytes": lambda a, b: _core._utf8_nbytes(a),
+    "isascii": lambda a, b: _core.isascii(a),
+}
 NA_OBJECTS = [UNSET, None, np.nan, NA_STRING]
 NA_IDS = ["unset", "None", "nan", "str"]
 
