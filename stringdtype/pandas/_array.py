@@ -15,10 +15,21 @@ from pandas.core.arraylike import OpsMixin
 from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
 from pandas.core.indexers import validate_indices
 
+from .. import strings as sds
 from .._core import StringDType, memory_usage
 from . import _convert, _reductions
 from ._convert import BACKING, to_backing
 from ._strings import StringMethodsMixin
+
+# The comparison of each of pandas' operator names.
+_COMPARISONS = {
+    "eq": sds.equal,
+    "ne": sds.not_equal,
+    "lt": sds.less,
+    "le": sds.less_equal,
+    "gt": sds.greater,
+    "ge": sds.greater_equal,
+}
 
 try:
     import pyarrow.compute as pc
@@ -419,11 +430,9 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
             raise TypeError(
                 f"'{name}' not supported between instances of 'str' and '{type(other).__name__}'"
             )
-        result = op(self._ndarray, operand)
-        missing = self.isna() | np.isnan(operand)
-        if missing.any():
-            result[missing] = name == "ne"
-        return result
+        # pandas' rule for a missing operand (false, `!=` true) is the package's own
+        # policy in stringdtype.strings: no mask pass afterwards.
+        return _COMPARISONS[name](self._ndarray, operand)
 
     def _arith_method(self, other, op):
         name = op.__name__.strip("_")
