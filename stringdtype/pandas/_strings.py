@@ -43,6 +43,8 @@ _FILLED = _core.StringDType()
 _PREDICATES = ("isalnum", "isalpha", "isdigit", "isspace", "islower", "isupper", "istitle")
 _PREDICATES += ("isnumeric", "isdecimal", "isascii")
 _CASES = ("lower", "upper", "title", "capitalize", "swapcase", "casefold")
+# A stop past the end of every string (slice stops are int64).
+_LONGEST = np.iinfo(np.int64).max
 
 
 def _fill_for(na):
@@ -236,17 +238,15 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._string_kernel(lambda a: sds.rstrip(a, to_strip))
 
     def _str_removeprefix(self, prefix):
-        values, mask = self._filled()
-        starts = np.where(sds.startswith(values, prefix), len(prefix), 0)
-        return self._strings(sds.slice(values, starts, None), mask)
+        starts = np.where(sds.startswith(self._ndarray, prefix), len(prefix), 0)
+        return self._string_kernel(lambda a: sds.slice(a, starts, None))
 
     def _str_removesuffix(self, suffix):
         if not suffix:
             return self.copy()
-        values, mask = self._filled()
-        lengths = np.strings.str_len(values)
-        stops = np.where(sds.endswith(values, suffix), lengths - len(suffix), lengths)
-        return self._strings(sds.slice(values, 0, stops), mask)
+        # A negative stop counts from the end; one past every length keeps the string.
+        stops = np.where(sds.endswith(self._ndarray, suffix), -len(suffix), _LONGEST)
+        return self._string_kernel(lambda a: sds.slice(a, 0, stops))
 
     def _str_slice(self, start=None, stop=None, step=None):
         return self._string_kernel(lambda a: sds.slice(a, start, stop, step))
