@@ -200,6 +200,8 @@ CASES = [
     ("get", (-1,), {}),
     ("get", (5,), {}),
     ("get", (-13,), {}),
+    ("get", (12,), {}),
+    ("get", (-1000,), {}),
     ("slice_replace", (1, 3, "X"), {}),
     ("slice_replace", (None, 2, "X"), {}),
     ("slice_replace", (2, None, "X"), {}),

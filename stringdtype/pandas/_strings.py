@@ -254,12 +254,14 @@ class StringMethodsMixin(ObjectStringArrayMixin):
     def _str_get(self, i):
         if not lib.is_integer(i):
             return super()._str_get(i)
-        values, mask = self._filled()
-        lengths = np.strings.str_len(values)
         stop = i + 1 if i != -1 else None
-        result = sds.slice(values, i, stop)
-        absent = mask | (i >= lengths) | (i < -lengths)
-        return self._strings(result, absent)
+        result = sds.slice(self._ndarray, i, stop)
+        # The character at an index that is there is never empty: an empty result is an
+        # index out of range, which pandas makes missing (a missing input stays missing).
+        absent = sds.equal(result, "")
+        if absent.any():
+            result[absent] = np.nan
+        return self._from_backing_data(result)
 
     def _str_slice_replace(self, start=None, stop=None, repl=None):
         values, mask = self._filled()
