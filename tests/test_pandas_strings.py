@@ -207,6 +207,8 @@ CASES = [
     ("slice_replace", (2, None, "X"), {}),
     ("slice_replace", (5, 2, "X"), {}),
     ("slice_replace", (-3, -1), {}),
+    ("slice_replace", (None, None, "é"), {}),
+    ("slice_replace", (12, 13, "long replacement text"), {}),
     ("findall", ("[aeiou]",), {}),
     ("findall", (r"(\w)(\d)",), {}),
     ("extract", ("([a-z])",), {"expand": False}),

@@ -264,15 +264,15 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._from_backing_data(result)
 
     def _str_slice_replace(self, start=None, stop=None, repl=None):
-        values, mask = self._filled()
+        # Every kernel keeps a missing element missing (the package's policy).
+        values = self._ndarray
         repl = "" if repl is None else repl
-        head = sds.slice(values, 0, start) if start is not None else np.zeros_like(values)
-        result = sds.add(head, repl)
+        result = sds.add(sds.slice(values, 0, 0 if start is None else start), repl)
         if stop is not None:
-            empty = np.strings.str_len(sds.slice(values, start, stop)) == 0
+            empty = sds.equal(sds.slice(values, start, stop), "")
             tail_start = np.where(empty, 0 if start is None else start, stop)
             result = sds.add(result, sds.slice(values, tail_start, None))
-        return self._strings(result, mask)
+        return self._from_backing_data(result)
 
     # ---- regular expressions with string and list results ------------------------------
 
