@@ -10,6 +10,7 @@ mod descr;
 mod dtype;
 mod element;
 mod error;
+mod factorize;
 mod ffi;
 mod lists;
 mod loops;
@@ -119,6 +120,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<arrow::ArrowStringViewArray>()?;
     m.add_class::<regex::RegexProgram>()?;
     m.add_class::<translate::TranslateTable>()?;
+    m.add_function(wrap_pyfunction!(factorize::_factorize, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_split, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_join_flat, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_regex_lists, m)?)?;

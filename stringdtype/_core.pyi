@@ -118,6 +118,9 @@ def _regex_lists(
     group: int = 1,
 ) -> Any: ...
 
+# pandas' factorize: int64 codes (-1 for a missing value) and the distinct strings.
+def _factorize(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+
 # Lists of strings in Arrow's list layout (see stringdtype.strings.split_flat and join).
 def _split(
     array: np.ndarray,

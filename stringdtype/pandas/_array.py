@@ -16,7 +16,7 @@ from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
 from pandas.core.indexers import validate_indices
 
 from .. import strings as sds
-from .._core import StringDType, memory_usage
+from .._core import StringDType, _factorize, memory_usage
 from . import _convert, _reductions
 from ._convert import BACKING, to_backing
 from ._strings import StringMethodsMixin
@@ -351,17 +351,10 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
     # ---- hashing: factorize, unique, value_counts, isin --------------------------------
 
     def factorize(self, use_na_sentinel=True):
-        if pc is not None and self.ndim == 1:
-            # Arrow's hash table over the exported views. Its null_encoding="encode"
-            # loses the null of string_view data (pyarrow 26), so nulls are masked here
-            # and put back in their place in order of appearance below.
-            arrow = _convert.to_arrow_array(self._ndarray)
-            encoded = pc.dictionary_encode(arrow, null_encoding="mask")
-            codes = encoded.indices.fill_null(-1).to_numpy().astype(np.intp)
-            uniques = _convert.from_arrow_strings(encoded.dictionary)
-        else:
-            codes, objects = pd.factorize(self._ndarray.astype(object))
-            uniques = to_backing(objects)
+        # One pass in Rust (hash maps over the views; missing values get -1), whose
+        # missing values are put back in their place in order of appearance below.
+        codes, uniques = _factorize(self._ndarray)
+        codes = codes.astype(np.intp, copy=False)
         missing = codes < 0
         if not use_na_sentinel and missing.any():
             first = int(np.argmax(missing))

@@ -29,6 +29,7 @@
 mod allocate;
 mod blocks;
 mod chunk;
+pub mod factorize;
 mod packed;
 mod parts;
 mod rare;
