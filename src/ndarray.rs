@@ -4,7 +4,7 @@
 
 use std::ffi::c_int;
 
-use pyo3::exceptions::PyRuntimeError;
+use pyo3::exceptions::{PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use stringdtype_core::{Arena, View};
 
@@ -236,4 +236,25 @@ pub fn numpy_array<'py, T: Copy>(
         std::ptr::copy_nonoverlapping(values.as_ptr(), fields.data.cast::<T>(), values.len());
     }
     Ok(array)
+}
+
+/// The items of `obj`, which must be a 1-D, C-contiguous int64 ndarray (else a
+/// `ValueError` naming it `what`), copied out.
+pub fn int64_vector(obj: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<i64>> {
+    let np = obj.py().import("numpy")?;
+    let is_int64 = np.getattr("ndarray").and_then(|t| obj.is_instance(&t))?
+        && obj.getattr("dtype")?.eq(np.getattr("int64")?)?
+        && obj.getattr("ndim")?.extract::<usize>()? == 1
+        && obj.getattr("flags")?.getattr("c_contiguous")?.is_truthy()?;
+    if !is_int64 {
+        return Err(PyValueError::new_err(format!(
+            "{what} must be a 1-D contiguous int64 array"
+        )));
+    }
+    // SAFETY: a 1-D, C-contiguous int64 ndarray (checked above), alive while `obj` is.
+    Ok(unsafe {
+        let fields = &*(obj.as_ptr() as *const PyArrayObject_fields);
+        let n = *fields.dimensions as usize;
+        std::slice::from_raw_parts(fields.data as *const i64, n).to_vec()
+    })
 }

@@ -121,6 +121,9 @@ def _regex_lists(
 # pandas' factorize: int64 codes (-1 for a missing value) and the distinct strings.
 def _factorize(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
 
+# pandas' take: array[i] for each int64 index, -1 a missing value.
+def _take(array: np.ndarray, indices: np.ndarray) -> np.ndarray: ...
+
 # Lists of strings in Arrow's list layout (see stringdtype.strings.split_flat and join).
 def _split(
     array: np.ndarray,

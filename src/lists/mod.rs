@@ -22,10 +22,10 @@ use sink::{out_of_memory, Answers, ListSink};
 
 use crate::descr::{new_descr, DescrState, StringDescr};
 use crate::error::CoreResultExt;
-use crate::ffi::PyArrayObject_fields;
+
 use crate::loops::reserve;
 use crate::missing::{self, ops};
-use crate::ndarray::{array_from_views, Elements};
+use crate::ndarray::{array_from_views, int64_vector, Elements};
 use crate::regex::{Program, RegexProgram};
 use crate::unicode::tables;
 
@@ -143,27 +143,7 @@ fn split_all<L: ListSink>(
 /// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
 /// C-contiguous int64 array, non-decreasing from 0 or more to at most `parts`.
 fn read_offsets(offsets: &Bound<'_, PyAny>, parts: usize) -> PyResult<Vec<i64>> {
-    let np = offsets.py().import("numpy")?;
-    let is_int64 = np
-        .getattr("ndarray")
-        .and_then(|t| offsets.is_instance(&t))?
-        && offsets.getattr("dtype")?.eq(np.getattr("int64")?)?
-        && offsets.getattr("ndim")?.extract::<usize>()? == 1
-        && offsets
-            .getattr("flags")?
-            .getattr("c_contiguous")?
-            .is_truthy()?;
-    if !is_int64 {
-        return Err(PyValueError::new_err(
-            "offsets must be a 1-D contiguous int64 array",
-        ));
-    }
-    // SAFETY: a 1-D, C-contiguous int64 ndarray (checked above).
-    let values = unsafe {
-        let fields = &*(offsets.as_ptr() as *const PyArrayObject_fields);
-        let n = *fields.dimensions as usize;
-        std::slice::from_raw_parts(fields.data as *const i64, n).to_vec()
-    };
+    let values = int64_vector(offsets, "offsets")?;
     let ordered = values.windows(2).all(|w| w[0] <= w[1]);
     let in_range = values.first().is_none_or(|&first| first >= 0)
         && values

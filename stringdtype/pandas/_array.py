@@ -16,7 +16,7 @@ from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
 from pandas.core.indexers import validate_indices
 
 from .. import strings as sds
-from .._core import StringDType, _factorize, memory_usage
+from .._core import StringDType, _factorize, _take, memory_usage
 from . import _convert, _reductions
 from ._convert import BACKING, to_backing
 from ._strings import StringMethodsMixin
@@ -283,15 +283,28 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
 
     def take(self, indices, *, allow_fill=False, fill_value=None, axis=0):
         indices = np.asarray(indices, dtype=np.intp)
+        n = self._ndarray.shape[axis]
+        if allow_fill:
+            fill_value = self._validate_scalar(fill_value)
+            validate_indices(indices, n)
+            if n == 0 and indices.size and not (indices == -1).all():
+                raise IndexError("cannot do a non-empty take from an empty axes.")
+        elif indices.size:
+            if indices.min() < 0:
+                indices = np.where(indices < 0, indices + n, indices)
+            if n == 0:
+                raise IndexError("cannot do a non-empty take from an empty axes.")
+            if indices.min() < 0 or indices.max() >= n:
+                bad = indices[(indices < 0) | (indices >= n)][0]
+                raise IndexError(f"index {bad} is out of bounds for axis 0 with size {n}")
+        if self.ndim == 1 and indices.ndim == 1 and (not allow_fill or pd.isna(fill_value)):
+            # One pass in Rust, -1 a missing value (NumPy's take copies each element by
+            # a call of its own); an index out of range raises IndexError.
+            return self._from_backing_data(_take(self._ndarray, indices.astype(np.int64)))
         if not allow_fill:
             return self._from_backing_data(self._ndarray.take(indices, axis=axis))
-        fill_value = self._validate_scalar(fill_value)
-        n = self._ndarray.shape[axis]
-        validate_indices(indices, n)
         missing = indices == -1
         if n == 0:
-            if indices.size and not missing.all():
-                raise IndexError("cannot do a non-empty take from an empty axes.")
             shape = list(self._ndarray.shape)
             shape[axis] = len(indices)
             result = np.empty(shape, dtype=BACKING)

@@ -30,6 +30,7 @@ mod allocate;
 mod blocks;
 mod chunk;
 pub mod factorize;
+pub mod gather;
 mod packed;
 mod parts;
 mod rare;
