@@ -101,6 +101,27 @@ def test_ascii_case_results_are_written_into_their_block_in_every_shape_of_call(
     shapes_of_call(lambda: np.array(values, dtype=dtype), call, model_list(values, fn))
 
 
+@pytest.mark.parametrize("name", CASES)
+def test_case_with_one_non_ascii_character_at_every_position(name):
+    # The ASCII runs around the character go through the kernels' 16-byte blocks,
+    # their overlapping last block and the two-word step of 4 to 15 bytes; the
+    # characters grow ('ß'), depend on their neighbours ('Σ') or title-case ('ǅ').
+    ufunc, fn = CASES[name]
+    ascii = "aB3 xY_z@[`{" * 4
+    values = []
+    for length in [3, 4, 7, 8, 12, 13, 15, 16, 17, 31, 32, 33, 40]:
+        text = ascii[:length]
+        values.append(text)
+        for char in "ßΣǅé":
+            values += [text[:at] + char + text[at + 1 :] for at in range(length)]
+    dtype = StringDType(na_object=np.nan)
+
+    def call(a, out):
+        return ufunc(a, out=out) if out is not None else ufunc(a)
+
+    shapes_of_call(lambda: np.array(values, dtype=dtype), call, model_list(values, fn))
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_add_multiply_and_extremes_in_every_shape_of_call(seed):
     values = strings(seed)

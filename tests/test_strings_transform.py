@@ -31,8 +31,6 @@ def strs(cls, values, flavor=None, kind="T"):
     return np.array(values, dtype=dtype)
 
 
-
-
 # ---------------------------------------------------------------------------------------
 # center ljust rjust zfill
 
@@ -260,6 +258,26 @@ CASES = ["upper", "lower", "swapcase", "capitalize", "title"]
 @pytest.mark.parametrize("name", CASES)
 def test_case(flavor, rng, name):
     values = sample(rng, flavor)
+    check(flavor, values, lambda cls, a: getattr(np.strings, name)(a), lambda s: getattr(s, name)())
+
+
+def one_non_ascii_everywhere():
+    """ASCII strings of lengths around the case kernels' steps (4, 8 and 16 bytes; up to
+    12 inline), and each with one non-ASCII character at every position in turn: one
+    that grows in upper case, a capital sigma, a title-case digraph, an accented letter."""
+    ascii = "aB3 xY_z@[`{" * 4
+    values = []
+    for length in [3, 4, 7, 8, 12, 13, 15, 16, 17, 31, 32, 33, 40]:
+        text = ascii[:length]
+        values.append(text)
+        for char in "ßΣǅé":
+            values += [text[:at] + char + text[at + 1 :] for at in range(length)]
+    return values
+
+
+@pytest.mark.parametrize("name", CASES)
+def test_case_non_ascii_at_every_position(flavor, name):
+    values = one_non_ascii_everywhere()
     check(flavor, values, lambda cls, a: getattr(np.strings, name)(a), lambda s: getattr(s, name)())
 
 

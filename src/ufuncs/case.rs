@@ -37,7 +37,7 @@ macro_rules! case_ops {
                 fn convert(s: &[u8], tables: &PythonTables, out: &mut Vec<u8>) {
                     kernels::$kernel(s, tables, out)
                 }
-                #[inline]
+                #[inline(always)]
                 fn convert_ascii(s: &[u8], dst: &mut [u8]) {
                     kernels::$ascii_kernel(s, dst)
                 }

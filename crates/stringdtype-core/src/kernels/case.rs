@@ -54,11 +54,17 @@ fn for_each_char(s: &[u8], mut map: impl FnMut(usize, char)) {
     }
 }
 
-/// Which ASCII letters a conversion flips the case bit (0x20) of: per byte, and in the
-/// 16 lanes of a `u128` (for a tail shorter than 16 bytes).
+/// Which ASCII letters a conversion flips the case bit (0x20) of: the bytes that, with
+/// `FOLD` set, are one of the 26 letters from `FIRST` on.
 trait Flips {
-    fn byte(b: u8) -> u8;
-    fn lanes(x: u128) -> u128;
+    const FOLD: u8;
+    const FIRST: u8;
+
+    /// The bits to flip in `b`: 0x20 for a selected letter, else 0.
+    #[inline(always)]
+    fn byte(b: u8) -> u8 {
+        u8::from((b | Self::FOLD).wrapping_sub(Self::FIRST) < 26) << 5
+    }
 }
 
 /// The 26 letters from `FIRST` on: [`Up`] flips the lower case ones, [`Down`] the upper.
@@ -67,37 +73,101 @@ type Up = Letters<b'a'>;
 type Down = Letters<b'A'>;
 
 impl<const FIRST: u8> Flips for Letters<FIRST> {
-    #[inline(always)]
-    fn byte(b: u8) -> u8 {
-        u8::from(b.wrapping_sub(FIRST) < 26) << 5
-    }
-    #[inline(always)]
-    fn lanes(x: u128) -> u128 {
-        // The top bit of a lane, shifted down twice, is its case bit.
-        swar::in_range(x, FIRST, FIRST + 25) >> 2
+    const FOLD: u8 = 0;
+    const FIRST: u8 = FIRST;
+}
+
+/// Every letter (`swapcase`): setting the case bit first folds both cases onto one range.
+struct Both;
+
+impl Flips for Both {
+    const FOLD: u8 = 0x20;
+    const FIRST: u8 = b'a';
+}
+
+/// The 16 lanes of `x` (ASCII bytes) with the case bits `F` selects flipped.
+#[inline(always)]
+fn flip_lanes<F: Flips>(x: u128) -> u128 {
+    let folded = x | (swar::LANES * u128::from(F::FOLD));
+    // The top bit of a lane, shifted down twice, is its case bit.
+    x ^ (swar::in_range(folded, F::FIRST, F::FIRST + 25) >> 2)
+}
+
+/// Writes the 16 bytes of `src` to `dst` with the case bits `F` selects flipped, in
+/// SSE2 registers (part of every x86-64 processor).
+///
+/// Explicit, because the compiler's own vectorisation of this step was fragile: over
+/// `[u8; 16]` blocks it vectorised across blocks (a load per byte), and inlined into a
+/// loop driver (where `src` and `dst` are no longer known apart) it did not vectorise.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn flip16<F: Flips>(src: &[u8; 16], dst: &mut [u8; 16]) {
+    use std::arch::x86_64::{
+        _mm_add_epi8, _mm_and_si128, _mm_cmplt_epi8, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi8,
+        _mm_storeu_si128, _mm_xor_si128,
+    };
+    // SAFETY: SSE2 is enabled on every x86-64 target; the unaligned load reads the 16
+    // bytes `src` borrows, and the unaligned store writes the 16 bytes `dst` borrows.
+    unsafe {
+        let lane = |byte: u8| _mm_set1_epi8(byte as i8);
+        let x = _mm_loadu_si128(src.as_ptr().cast());
+        // Moving `FIRST` to -128 makes the unsigned test `< 26` a signed one.
+        let moved = _mm_add_epi8(_mm_or_si128(x, lane(F::FOLD)), lane(0x80 - F::FIRST));
+        let letters = _mm_cmplt_epi8(moved, lane(0x80 + 26));
+        let flipped = _mm_xor_si128(x, _mm_and_si128(letters, lane(0x20)));
+        _mm_storeu_si128(dst.as_mut_ptr().cast(), flipped);
     }
 }
 
+/// [`flip16`] in the lanes of an integer, elsewhere.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn flip16<F: Flips>(src: &[u8; 16], dst: &mut [u8; 16]) {
+    *dst = flip_lanes::<F>(u128::from_le_bytes(*src)).to_le_bytes();
+}
+
+/// [`flip16`] of the 16 bytes at `at` of `src` into the same place of `dst`.
+#[inline(always)]
+fn flip16_at<F: Flips>(src: &[u8], dst: &mut [u8], at: usize) {
+    let src = src[at..at + 16].try_into().expect("16 bytes");
+    let dst = (&mut dst[at..at + 16]).try_into().expect("16 bytes");
+    flip16::<F>(src, dst);
+}
+
 /// Writes `src` (ASCII bytes only) to `dst` (as long) with the case bits `F` selects
-/// flipped: 16 bytes at a time (a loop the compiler vectorises), the tail in the lanes of
-/// one integer. A per-byte map through `extend` took about five instructions a byte on
-/// strings of tens of bytes.
+/// flipped, 16 bytes at a time. A length that is no multiple of 16 ends with a block
+/// overlapping the one before, and a string of 4 to 15 bytes is two overlapping words
+/// in one integer: each output byte depends on its input byte alone, so the bytes
+/// written twice are written the same (`src` and `dst` never overlap). The tail of
+/// chunks of 16 in one `u128` (a variable shift and a `memcpy` call) cost about 100
+/// instructions an element on the benchmark's medium strings.
 #[inline(always)]
 fn map_ascii<F: Flips>(src: &[u8], dst: &mut [u8]) {
     debug_assert_eq!(src.len(), dst.len());
-    let mut to = dst.chunks_exact_mut(16);
-    let mut from = src.chunks_exact(16);
-    for (to, from) in (&mut to).zip(&mut from) {
-        for (to, &from) in to.iter_mut().zip(from) {
+    let len = src.len().min(dst.len());
+    if len >= 16 {
+        let mut at = 0;
+        while at + 16 <= len {
+            flip16_at::<F>(src, dst, at);
+            at += 16;
+        }
+        if at < len {
+            flip16_at::<F>(src, dst, len - 16);
+        }
+    } else if len >= 8 {
+        let word = |at: usize| u64::from_le_bytes(src[at..at + 8].try_into().expect("8 bytes"));
+        let x = flip_lanes::<F>(u128::from(word(0)) | (u128::from(word(len - 8)) << 64));
+        dst[..8].copy_from_slice(&(x as u64).to_le_bytes());
+        dst[len - 8..len].copy_from_slice(&((x >> 64) as u64).to_le_bytes());
+    } else if len >= 4 {
+        let word = |at: usize| u32::from_le_bytes(src[at..at + 4].try_into().expect("4 bytes"));
+        let x = flip_lanes::<F>(u128::from(word(0)) | (u128::from(word(len - 4)) << 64));
+        dst[..4].copy_from_slice(&(x as u32).to_le_bytes());
+        dst[len - 4..len].copy_from_slice(&((x >> 64) as u32).to_le_bytes());
+    } else {
+        for (to, &from) in dst[..len].iter_mut().zip(src) {
             *to = from ^ F::byte(from);
         }
-    }
-    let (to, from) = (to.into_remainder(), from.remainder());
-    if !to.is_empty() {
-        // Zero lanes above the tail are no letters: nothing flips there.
-        let x = swar::load(from);
-        let len = to.len();
-        to.copy_from_slice(&(x ^ F::lanes(x)).to_le_bytes()[..len]);
     }
 }
 
@@ -117,33 +187,25 @@ fn extend_ascii<F: Flips>(ascii: &[u8], out: &mut Vec<u8>) {
 
 /// `s.upper()` of an all-ASCII `s`, written to `dst` (as long as `s`, the result's
 /// length): the kernel a loop runs straight into the result's block.
-#[inline]
+#[inline(always)]
 pub fn upper_ascii(s: &[u8], dst: &mut [u8]) {
     map_ascii::<Up>(s, dst);
 }
 
 /// `s.lower()` (and `s.casefold()`) of an all-ASCII `s`, written to `dst` (as long).
-#[inline]
+#[inline(always)]
 pub fn lower_ascii(s: &[u8], dst: &mut [u8]) {
     map_ascii::<Down>(s, dst);
 }
 
 /// `s.swapcase()` of an all-ASCII `s`, written to `dst` (as long).
-#[inline]
+#[inline(always)]
 pub fn swapcase_ascii(s: &[u8], dst: &mut [u8]) {
-    // A flat map, which the compiler vectorises here; the 16-byte steps of `map_ascii`
-    // it does not for this test of both cases (1.6x the instructions on the
-    // benchmark's long strings).
-    for (to, &b) in dst.iter_mut().zip(s) {
-        *to = match b {
-            b'a'..=b'z' | b'A'..=b'Z' => b ^ 0x20,
-            _ => b,
-        };
-    }
+    map_ascii::<Both>(s, dst);
 }
 
 /// `s.capitalize()` of an all-ASCII `s`, written to `dst` (as long).
-#[inline]
+#[inline(always)]
 pub fn capitalize_ascii(s: &[u8], dst: &mut [u8]) {
     if let (Some((&first, rest)), Some((to, dst))) = (s.split_first(), dst.split_first_mut()) {
         *to = first.to_ascii_uppercase();
@@ -165,20 +227,39 @@ pub fn title_ascii(s: &[u8], dst: &mut [u8]) {
     }
 }
 
-/// Converts the runs of ASCII bytes of `s` with `F` ([`extend_ascii`]) and hands each
-/// other code point, with its byte offset, to `other`.
+/// The length of the run of ASCII bytes that starts `s`, eight bytes at a time (a
+/// byte-wise search took about a fifth of `upper`'s instructions on the benchmark's
+/// medium strings, a fifth of which hold two non-ASCII code points).
+#[inline]
+fn ascii_run(s: &[u8]) -> usize {
+    let mut words = s.chunks_exact(8);
+    let mut at = 0;
+    for word in &mut words {
+        let high = u64::from_le_bytes(word.try_into().expect("8 bytes")) & 0x8080_8080_8080_8080;
+        if high != 0 {
+            return at + (high.trailing_zeros() / 8) as usize;
+        }
+        at += 8;
+    }
+    let rest = words.remainder();
+    at + rest
+        .iter()
+        .position(|b| !b.is_ascii())
+        .unwrap_or(rest.len())
+}
+
+/// Converts the runs of ASCII bytes of `s` from byte `start` on with `F`
+/// ([`extend_ascii`]) and hands each other code point, with its byte offset, to `other`.
 #[inline]
 fn for_each_run<F: Flips>(
     s: &[u8],
+    start: usize,
     out: &mut Vec<u8>,
     mut other: impl FnMut(usize, char, &mut Vec<u8>),
 ) {
-    let mut i = 0;
+    let mut i = start;
     while i < s.len() {
-        let run = s[i..]
-            .iter()
-            .position(|b| !b.is_ascii())
-            .unwrap_or(s.len() - i);
+        let run = ascii_run(&s[i..]);
         extend_ascii::<F>(&s[i..i + run], out);
         i += run;
         if i < s.len() {
@@ -233,7 +314,7 @@ pub fn lower<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Down>(s, out, |at, c, out| push_lower(s, at, c, tables, out));
+    for_each_run::<Down>(s, 0, out, |at, c, out| push_lower(s, at, c, tables, out));
 }
 
 /// `s.upper()`.
@@ -243,7 +324,7 @@ pub fn upper<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u8>)
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Up>(s, out, |_, c, out| tables.to_upper(c).push_utf8(out));
+    for_each_run::<Up>(s, 0, out, |_, c, out| tables.to_upper(c).push_utf8(out));
 }
 
 /// `s.casefold()`: lower case for ASCII, full case folding elsewhere ('ß' -> 'ss').
@@ -253,7 +334,7 @@ pub fn casefold<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u
         return;
     }
     out.reserve(s.len());
-    for_each_run::<Down>(s, out, |_, c, out| tables.to_fold(c).push_utf8(out));
+    for_each_run::<Down>(s, 0, out, |_, c, out| tables.to_fold(c).push_utf8(out));
 }
 
 /// `s.swapcase()`: upper case code points lowered (with final sigma), lower case ones
@@ -264,11 +345,8 @@ pub fn swapcase<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec<u
         return;
     }
     out.reserve(s.len());
-    for_each_char(s, |at, c| {
-        if c.is_ascii() {
-            let b = c as u8;
-            out.push(if b.is_ascii_alphabetic() { b ^ 0x20 } else { b });
-        } else if tables.is_upper(c) {
+    for_each_run::<Both>(s, 0, out, |at, c, out| {
+        if tables.is_upper(c) {
             push_lower(s, at, c, tables, out);
         } else if tables.is_lower(c) {
             tables.to_upper(c).push_utf8(out);
@@ -295,12 +373,10 @@ pub fn capitalize<U: UnicodeTables + ?Sized>(s: &[u8], tables: &U, out: &mut Vec
         return;
     }
     out.reserve(s.len());
-    for_each_char(s, |at, c| {
-        if at == 0 {
-            push_title(c, tables, out);
-        } else {
-            push_lower(s, at, c, tables, out);
-        }
+    let (first, width) = decode_at(s, 0);
+    push_title(first, tables, out);
+    for_each_run::<Down>(s, width, out, |at, c, out| {
+        push_lower(s, at, c, tables, out)
     });
 }
 
@@ -453,6 +529,39 @@ mod tests {
                 let mut got = vec![0xff; s.len()];
                 direct(s, &mut got);
                 assert_eq!(got, want, "{name} of {:?}", String::from_utf8_lossy(s));
+            }
+        }
+    }
+
+    #[test]
+    fn blocks_and_lanes_flip_what_bytes_flip() {
+        fn check<F: Flips>(want: fn(u8) -> u8) {
+            let all: Vec<u8> = (0..128u8).collect();
+            for bytes in all.chunks(16) {
+                let src: [u8; 16] = bytes.try_into().expect("16 bytes");
+                let expect = src.map(want);
+                let mut dst = [0xff; 16];
+                flip16::<F>(&src, &mut dst);
+                assert_eq!(dst, expect, "flip16 of {src:?}");
+                let lanes = flip_lanes::<F>(u128::from_le_bytes(src)).to_le_bytes();
+                assert_eq!(lanes, expect, "flip_lanes of {src:?}");
+                assert_eq!(src.map(|b| b ^ F::byte(b)), expect, "byte of {src:?}");
+            }
+        }
+        check::<Up>(|b| b.to_ascii_uppercase());
+        check::<Down>(|b| b.to_ascii_lowercase());
+        check::<Both>(|b| b ^ (u8::from(b.is_ascii_alphabetic()) << 5));
+    }
+
+    #[test]
+    fn ascii_run_stops_at_the_first_non_ascii_byte() {
+        for len in 0..40 {
+            let mut s = vec![b'a'; len];
+            assert_eq!(ascii_run(&s), len);
+            for at in 0..len {
+                s.fill(b'a');
+                s[at] = 0xc3;
+                assert_eq!(ascii_run(&s), at, "{len} bytes, non-ASCII at {at}");
             }
         }
     }
