@@ -50,7 +50,7 @@ case_ops! {
     Lower: lower, lower_ascii, Some(AsciiCase::Lower);
     Swapcase: swapcase, swapcase_ascii, Some(AsciiCase::Swap);
     Capitalize: capitalize, capitalize_ascii, Some(AsciiCase::Capitalize);
-    Title: title, title_ascii, None;
+    Title: title, title_ascii, Some(AsciiCase::Title);
     Casefold: casefold, lower_ascii, None;
 }
 
