@@ -104,7 +104,7 @@ def test_arrays_of_imported_strings_die_cleanly(rng):
 
 
 def test_arrays_dying_in_threads():
-    values = ["x%d" % i + "y" * (i % 40) for i in range(20_000)]
+    values = [f"x{i}" + "y" * (i % 40) for i in range(20_000)]
     shared = np.array(values, dtype=StringDType(na_object=None))
 
     def churn():
@@ -147,3 +147,39 @@ def test_forged_elements_in_a_dying_array_never_crash():
         """
     )
     assert out.strip() == "ok"
+
+
+def cleared_whole(arr):
+    """Clears every element, as NumPy does when the array dies, and keeps the array."""
+    arr.resize(0, refcheck=False)
+    return stringdtype.memory_info(arr)
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        pytest.param(lambda a: a.copy(), id="copy"),
+        pytest.param(lambda a: a.copy().copy(), id="copy-of-copy"),
+        pytest.param(lambda a: stringdtype.strings.strip(a), id="strip"),
+        pytest.param(lambda a: a.take(np.arange(len(a))[::-3]), id="take"),
+        pytest.param(
+            lambda a: np.array(["y" * 200 + str(i) for i in range(3000)], dtype=a.dtype).copy(),
+            id="shared-copy",
+        ),
+    ],
+)
+def test_an_array_cleared_whole_gives_its_chunks_back(rng, make):
+    values = mixed(rng, 3000, None)
+    a = np.array(values, dtype=StringDType(na_object=None))
+    info = cleared_whole(make(a))
+    assert (info["arena_capacity"], info["string_bytes"], info["chunks"]) == (0, 0, 0)
+    assert a.tolist() == values  # the source, whose chunks a copy may have shared
+
+
+def test_an_array_permuted_in_place_is_released_string_by_string(rng):
+    values = mixed(rng, 3000, None)
+    a = np.array(values, dtype=StringDType(na_object=None))
+    a[::-1] = a.copy()
+    info = cleared_whole(a)
+    assert (info["string_bytes"], info["arena_used"]) == (0, 0)
+    assert info["arena_capacity"] > 0  # the free blocks stay for the next strings
