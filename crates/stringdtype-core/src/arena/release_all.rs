@@ -9,7 +9,7 @@
 //! twice, a part of the strings only) leaves the arena alone and the caller releases
 //! the views one by one as before.
 
-use super::{Arena, Kind};
+use super::{Arena, Kind, FIRST_CHUNK};
 use crate::view::View;
 
 impl Arena {
@@ -96,8 +96,12 @@ impl Arena {
     }
 
     /// Frees every chunk (no live string is left in any) and forgets the free blocks,
-    /// which were in them.
+    /// which were in them. The next chunk is sized as a new arena's first: an arena
+    /// that outlives its arrays (the one of a structured dtype's field, which every
+    /// array of that dtype shares) would otherwise double its chunk size each time it
+    /// is emptied.
     fn free_every_chunk(&mut self) {
+        self.next_chunk = FIRST_CHUNK;
         for local in 0..self.chunks.len() {
             if !matches!(self.chunks[local].kind, Kind::Free) {
                 self.free_chunk(local as u32);
@@ -144,6 +148,8 @@ mod tests {
         let view = arena.store(&long(7)).unwrap();
         assert_eq!(arena.get(&view).unwrap(), &long(7)[..]);
         assert_eq!(arena.memory_usage().string_bytes, long(7).len());
+        // A new first chunk, not the double of the last one freed.
+        assert_eq!(arena.memory_usage().capacity, FIRST_CHUNK);
     }
 
     #[test]
