@@ -17,7 +17,7 @@ use crate::casts;
 use crate::descr::{self, python, DescrObject, StringDescr};
 use crate::element::{
     as_pystring, compare_elements, element_truth, get_element, read_view, read_view_whole,
-    replace_element, set_element, sorting_order,
+    replace_element, set_element, sorting_order, write_view,
 };
 use crate::error::{loop_guard, with_gil_guard};
 use crate::ffi::*;
@@ -135,7 +135,10 @@ unsafe extern "C" fn finalize_descr(descr: *mut PyArray_Descr) -> *mut PyArray_D
 }
 
 /// Releases every element's string and leaves the element empty (all zeros): the memory
-/// may be an iteration buffer that a cast fills again.
+/// may be an iteration buffer that a cast fills again. A dying array's elements hold
+/// every string of its arena: then the arena frees its chunks at once
+/// (`Arena::release_all`, which proves it first); any other buffer releases its strings
+/// one by one.
 unsafe extern "C" fn clear_loop(
     _traverse_context: *mut c_void,
     descr: *const PyArray_Descr,
@@ -150,9 +153,19 @@ unsafe extern "C" fn clear_loop(
     loop_guard(|| {
         // SAFETY: NumPy passes the array's own descriptor and `size` elements at `stride`.
         let mut arena = unsafe { StringDescr::from_raw(descr) }.arena().write();
+        // SAFETY: element `i` lies inside the buffer NumPy gave.
+        let element = |i: npy_intp| unsafe { data.offset(i * stride) }.cast::<u8>();
+        // SAFETY: as above.
+        let bulk = arena.release_all((0..size).map(|i| unsafe { read_view(element(i)) }));
         for i in 0..size {
-            // SAFETY: element `i` lies inside the buffer NumPy gave.
-            unsafe { replace_element(&mut arena, data.offset(i * stride).cast(), View::EMPTY) };
+            // SAFETY: as above.
+            unsafe {
+                if bulk {
+                    write_view(element(i), View::EMPTY);
+                } else {
+                    replace_element(&mut arena, element(i), View::EMPTY);
+                }
+            }
         }
         Ok(())
     })

@@ -317,8 +317,9 @@ def test_memory_stays_bounded_when_the_dtype_outlives_its_arrays(rng):
         del a, b
         capacity.append(arena()["arena_capacity"])
         assert arena()["string_bytes"] == 0
-    # One array's strings twice over (a and its copy) fit in what the first rounds took.
-    assert capacity[-1] == max(capacity) <= max(capacity[:20])
+    # One array's strings twice over (a and its copy) fit in what the first rounds took;
+    # a round whose last array dies with every string of the arena gives its chunks back.
+    assert max(capacity) <= max(capacity[:20])
     assert capacity[-1] < 2 * 64 * 2 * 512
 
     a = np.zeros(64, dtype=dt)

@@ -192,6 +192,21 @@ impl Blocks {
         ends_here && !any_start(&self.bits, first + 1, last)
     }
 
+    /// Whether a live block starts at `offset` (of whatever size).
+    #[inline(always)]
+    pub(super) fn is_live_start(&self, offset: usize) -> bool {
+        let (pair, bit) = place(offset);
+        offset % GRANULE == 0 && self.bits.get(pair).is_some_and(|bits| bits.live & bit != 0)
+    }
+
+    /// How many live blocks the chunk holds.
+    pub(super) fn live_count(&self) -> usize {
+        self.bits
+            .iter()
+            .map(|pair| pair.live.count_ones() as usize)
+            .sum()
+    }
+
     /// Marks the live block at `offset` (checked with [`Blocks::is_live_block`]) of
     /// `block` bytes free.
     #[inline]

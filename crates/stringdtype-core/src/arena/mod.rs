@@ -35,6 +35,7 @@ mod packed;
 mod parts;
 mod rare;
 pub mod registry;
+mod release_all;
 mod share;
 mod store_with;
 
