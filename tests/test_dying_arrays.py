@@ -9,6 +9,7 @@ import gc
 import numpy as np
 import pytest
 from conftest import (
+    NUMPY_RELEASE,
     StringDType,
     assert_same_list,
     call_from_threads,
@@ -22,6 +23,13 @@ from conftest import (
 )
 
 pytestmark = package_only
+
+# `ndarray.resize` clears the elements it cuts off from NumPy 2.3 on (numpy#29970); NumPy
+# 2.2 leaves their strings in the arena until the array dies.
+RESIZE_CLEARS = NUMPY_RELEASE >= (2, 3)
+needs_resize_clearing = pytest.mark.skipif(
+    not RESIZE_CLEARS, reason="this NumPy's resize does not clear the elements it cuts off"
+)
 
 
 def long_bytes(values):
@@ -88,7 +96,8 @@ def test_a_shrunk_array_keeps_its_other_strings(flavor, rng):
     a = np.array(values, dtype=flavor.dtype())
     a.resize(400, refcheck=False)  # NumPy clears the 500 elements cut off
     assert_same_list(a.tolist(), expected_strings(values[:400], flavor))
-    assert stringdtype.memory_info(a)["string_bytes"] == long_bytes(values[:400])
+    if RESIZE_CLEARS:
+        assert stringdtype.memory_info(a)["string_bytes"] == long_bytes(values[:400])
     a[0] = "a new string longer than twelve"
     assert a[0] == "a new string longer than twelve"
 
@@ -155,6 +164,7 @@ def cleared_whole(arr):
     return stringdtype.memory_info(arr)
 
 
+@needs_resize_clearing
 @pytest.mark.parametrize(
     "make",
     [
@@ -176,6 +186,7 @@ def test_an_array_cleared_whole_gives_its_chunks_back(rng, make):
     assert a.tolist() == values  # the source, whose chunks a copy may have shared
 
 
+@needs_resize_clearing
 def test_an_array_permuted_in_place_is_released_string_by_string(rng):
     values = mixed(rng, 3000, None)
     a = np.array(values, dtype=StringDType(na_object=None))
