@@ -139,6 +139,36 @@ def test_two_threads_give_one_threads_results_and_numpys(na_object):
             np.testing.assert_array_equal(one[1][clean], reference[1][clean], err_msg=name)
 
 
+# Loops decided from the views alone split only from 64 times the threshold
+# (`in_parts_views`): with the threshold lowered, they split here too.
+VIEWS_ONLY = ["== scalar", "!= long scalar", "startswith"]
+
+
+@pytest.mark.parametrize("na_object", NA_OBJECTS, ids=NA_IDS)
+def test_loops_over_the_views_alone_split_from_a_larger_size(na_object):
+    ours, numpys = dtypes(na_object)
+    va = values(7, na_object)
+    a, ra = np.array(va, dtype=ours), np.array(va, dtype=numpys)
+    clean = np.array([isinstance(x, str) and "\0" not in x for x in va])
+    before = _core._pool_threshold()
+    try:
+        for threshold in (before, N // 64):
+            _core._set_pool_threshold(threshold)
+            for name in VIEWS_ONLY:
+                fn = KERNELS[name]
+                one = at_threads(1, lambda fn=fn: outcome(lambda: fn(a, a)))
+                two = at_threads(2, lambda fn=fn: outcome(lambda: fn(a, a)))
+                assert same(one, two), (name, threshold, one[:2], two[:2])
+                reference = outcome(lambda fn=fn: fn(ra, ra))
+                assert one[0] == reference[0], (name, one, reference)
+                if one[0] == "ok":
+                    np.testing.assert_array_equal(
+                        one[1][clean], reference[1][clean], err_msg=name
+                    )
+    finally:
+        _core._set_pool_threshold(before)
+
+
 def test_strided_and_reversed_operands():
     va = values(3)
     a = np.array(va + va, dtype=StringDType())[::-2]

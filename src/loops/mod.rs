@@ -21,7 +21,7 @@ pub use drivers::{lock, parts_out, strings_out, strings_out_mut, values_out, Pie
 pub use operands::{
     overflow, BytesOut, CountValue, Counts, Elem, Elems, Strings, StringsOut, Value, Values,
 };
-pub use pool::in_parts;
+pub use pool::{in_parts, in_parts_views};
 pub use resolve::resolver;
 
 /// Defines a strided-loop entry point (a cast or a ufunc loop) that runs `$body` inside

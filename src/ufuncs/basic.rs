@@ -89,7 +89,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     }
     if scalar.is_inline() {
         let wanted = scalar.as_u128();
-        loops::in_parts(args.elements(), out, move |part| {
+        loops::in_parts_views(args.elements(), out, move |part| {
             for e in part {
                 out.set(e, (a.view(e).as_u128() == wanted) != ne);
             }
@@ -100,7 +100,7 @@ fn equal_to_scalar(args: &Args, ne: bool) -> PyResult<bool> {
     let locks = ArenaLocks::reading(&[&a.state().arena, &b.state().arena]);
     let (arena, wanted) = (locks.get(0), locks.get(1).get(&scalar).py()?);
     let key = scalar.len_and_prefix();
-    loops::in_parts(args.elements(), out, move |part| {
+    loops::in_parts_views(args.elements(), out, move |part| {
         for e in part {
             // Length and prefix decide almost every element; the bytes are read out of line.
             let equal = a.len_and_prefix(e) == key && same_bytes(&a, e, arena, wanted)?;

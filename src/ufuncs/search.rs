@@ -13,7 +13,9 @@ use stringdtype_core::{swar, Arena, View, MAX_INLINE_LEN};
 use super::registry::{Dt, LoopDef};
 use crate::arenas::ArenaLocks;
 use crate::error::CoreResultExt;
-use crate::loops::{in_parts, ufunc_loop, values_out, Args, CountValue, Elem, Value, Values};
+use crate::loops::{
+    in_parts, in_parts_views, ufunc_loop, values_out, Args, CountValue, Elem, Elems, Value, Values,
+};
 use crate::missing::{self, effective_na, ops, Missing, MissingResult, OnMissing};
 use crate::unicode::{tables, PythonTables};
 
@@ -356,7 +358,7 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::TAILMATCH, name);
     let locks = ArenaLocks::reading(&[&state.arena]);
-    in_parts(args.elements(), out, move |part| {
+    let body = move |part: Elems| {
         for e in part {
             let view = strings.view(e);
             let result = if view.is_na() {
@@ -377,6 +379,12 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
             out.set(e, result);
         }
         Ok(())
-    })?;
+    };
+    // A prefix is decided from the views alone; a suffix reads long strings' ends.
+    if END {
+        in_parts(args.elements(), out, body)?;
+    } else {
+        in_parts_views(args.elements(), out, body)?;
+    }
     Ok(true)
 }
