@@ -16,6 +16,7 @@ use crate::descr::{DescrState, StringDescr};
 use crate::element::{compare_elements, read_view, sorting_order, write_view};
 use crate::error::loop_guard;
 use crate::ffi::npy_intp;
+use crate::loops::pool;
 use crate::missing;
 
 /// The element order as a total order (`element::sorting_order`).
@@ -25,10 +26,14 @@ fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> Py
 }
 
 /// Sorts `items` by their views with `order`; the first comparison error, if any, is
-/// returned after the (then meaningless) sort.
-fn sort_by_view<T>(
+/// returned after the (then meaningless) sort. A call of at least the pool's threshold
+/// with more than one thread allowed sorts contiguous parts on the pool's threads and
+/// merges them stably (ties from the earlier part first), so a stable sort gives one
+/// thread's order exactly; an unstable one gives the same strings in the same order
+/// (equal strings may trade places, which no string comparison can see).
+fn sort_by_view<T: Copy + Send + Sync>(
     items: &mut [T],
-    view: impl Fn(&T) -> &View,
+    view: impl Fn(&T) -> &View + Sync,
     arena: &Arena,
     state: &DescrState,
     stable: bool,
@@ -40,6 +45,22 @@ fn sort_by_view<T>(
             compare_elements(arena, &state.na, *missing, *missing)?;
         }
     }
+    if let Some(threads) = pool::split_threads(items.len()) {
+        if let Some(sorted) = sort_in_parts(items, threads, &view, arena, state, stable) {
+            return sorted;
+        }
+    }
+    sort_part(items, &view, arena, state, stable)
+}
+
+/// One thread's sort of `items` (see [`sort_by_view`]).
+fn sort_part<T>(
+    items: &mut [T],
+    view: &impl Fn(&T) -> &View,
+    arena: &Arena,
+    state: &DescrState,
+    stable: bool,
+) -> PyResult<()> {
     let mut error = None;
     let mut compare = |x: &T, y: &T| match consistent_order(arena, state, view(x), view(y)) {
         Ok(ordering) => ordering,
@@ -54,6 +75,75 @@ fn sort_by_view<T>(
         items.sort_unstable_by(&mut compare);
     }
     error.map_or(Ok(()), Err)
+}
+
+/// Sorts one contiguous part of `items` per thread on the pool, then merges the sorted
+/// parts pairwise into a scratch buffer and back. `None` when nothing was done (the
+/// pool or the scratch buffer could not be had): the caller sorts on its own thread.
+fn sort_in_parts<T: Copy + Send + Sync>(
+    items: &mut [T],
+    threads: usize,
+    view: &(impl Fn(&T) -> &View + Sync),
+    arena: &Arena,
+    state: &DescrState,
+    stable: bool,
+) -> Option<PyResult<()>> {
+    let n = items.len();
+    // Both merge buffers first: once the parts are sorted, nothing is left to fail.
+    let (mut from, mut to): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
+    from.try_reserve_exact(n).ok()?;
+    to.try_reserve_exact(n).ok()?;
+    let width = n.div_ceil(threads).max(1);
+    let mut parts: Vec<&mut [T]> = items.chunks_mut(width).collect();
+    let results = pool::on_pool(threads, &mut parts, &|_, part| {
+        sort_part(part, view, arena, state, stable)
+    })?;
+    if let Some(failed) = results.into_iter().find(Result::is_err) {
+        return Some(failed);
+    }
+    let mut error = None;
+    let mut less = |x: &T, y: &T| match consistent_order(arena, state, view(x), view(y)) {
+        Ok(ordering) => ordering == Ordering::Less,
+        Err(err) => {
+            error.get_or_insert(err);
+            false
+        }
+    };
+    from.extend_from_slice(items);
+    let mut width = width;
+    while width < n {
+        to.clear();
+        merge_runs(&from, &mut to, width, &mut less);
+        std::mem::swap(&mut from, &mut to);
+        width = width.saturating_mul(2);
+    }
+    items.copy_from_slice(&from);
+    Some(error.map_or(Ok(()), Err))
+}
+
+/// Merges the sorted runs of `width` elements of `from` pairwise into `to` (which has
+/// room for them all), stably: on a tie the element of the earlier run goes first.
+fn merge_runs<T: Copy>(
+    from: &[T],
+    to: &mut Vec<T>,
+    width: usize,
+    less: &mut impl FnMut(&T, &T) -> bool,
+) {
+    for pair in from.chunks(width.saturating_mul(2)) {
+        let (left, right) = pair.split_at(width.min(pair.len()));
+        let (mut i, mut j) = (0, 0);
+        while i < left.len() && j < right.len() {
+            if less(&right[j], &left[i]) {
+                to.push(right[j]);
+                j += 1;
+            } else {
+                to.push(left[i]);
+                i += 1;
+            }
+        }
+        to.extend_from_slice(&left[i..]);
+        to.extend_from_slice(&right[j..]);
+    }
 }
 
 /// `PyArray_SortFunc`: sorts `num` contiguous elements at `start` of `array`'s dtype.

@@ -429,3 +429,52 @@ def test_many_python_threads_start_no_more_workers():
     )
     # One pool of two workers, whatever the number of calling threads.
     assert out.split() == ["2"]
+
+
+# Sorting splits too: contiguous parts sorted on the pool's threads, then merged stably.
+@pytest.mark.parametrize("na_object", NA_OBJECTS, ids=NA_IDS)
+def test_sorts_on_two_threads_give_one_threads_order(na_object):
+    ours, numpys = dtypes(na_object)
+    va = values(8, na_object)
+    a, ra = np.array(va, dtype=ours), np.array(va, dtype=numpys)
+    results = {}
+    for threads in (1, 2):
+        _core._set_pool_threads(threads)
+        results[threads] = {
+            "sort": outcome(lambda: np.sort(a)),
+            "argsort": outcome(lambda: np.argsort(a)),
+            "argsort stable": outcome(lambda: np.argsort(a, kind="stable")),
+            "unique": outcome(lambda: np.unique(a)),
+            "sort in place": outcome(lambda: (lambda c: (c.sort(), c)[1])(a.copy())),
+        }
+    for name, one in results[1].items():
+        two = results[2][name]
+        assert one[0] == two[0], (name, one[:2], two[:2])
+        if one[0] == "error":
+            assert one[:2] == two[:2], name
+            continue
+        if name.startswith("argsort"):
+            # Stable: one order only. Unstable: equal strings may trade places.
+            if name == "argsort stable":
+                assert one[1].tobytes() == two[1].tobytes(), name
+            else:
+                np.testing.assert_array_equal(a[one[1]], a[two[1]], err_msg=name)
+        else:
+            np.testing.assert_array_equal(one[1], two[1], err_msg=name)
+    # NumPy's StringDType as the reference, where it has the same rules (no NUL).
+    reference = outcome(lambda: np.sort(ra))
+    assert results[1]["sort"][0] == reference[0]
+    if reference[0] == "ok" and not any(isinstance(x, str) and "\0" in x for x in va):
+        np.testing.assert_array_equal(results[2]["sort"][1], reference[1])
+        order = np.argsort(ra, kind="stable")
+        assert results[2]["argsort stable"][1].tobytes() == order.tobytes()
+
+
+def test_a_sort_on_two_threads_of_an_uneven_size_and_of_each_row():
+    va = values(9, n=N + 3)
+    a = np.array(va, dtype=StringDType())
+    _core._set_pool_threads(2)
+    np.testing.assert_array_equal(np.sort(a), np.array(sorted(va), dtype=StringDType()))
+    rows = np.array(va[: 2 * (N // 2)], dtype=StringDType()).reshape(2, -1)
+    for row, got in zip(rows, np.sort(rows, axis=1)):
+        np.testing.assert_array_equal(got, np.sort(row))

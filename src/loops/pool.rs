@@ -181,7 +181,7 @@ pub const VIEWS_FACTOR: usize = 64;
 /// The number of threads a call of `len` elements is split between: `None` (the
 /// calling thread alone) below [`THRESHOLD`] elements or with one thread allowed.
 #[inline(always)]
-pub(super) fn split_threads(len: usize) -> Option<usize> {
+pub(crate) fn split_threads(len: usize) -> Option<usize> {
     if len < MIN_ELEMENTS.load(Ordering::Relaxed) {
         return None;
     }
@@ -204,7 +204,7 @@ pub(super) fn cut(elems: &Elems, threads: usize) -> Vec<Elems> {
 /// returns each one's result (a panic becomes its item's error), or `None` when the
 /// workers cannot be started (nothing ran). The calling thread holds a fork session
 /// while the workers run (they take lent ones) and waits for them.
-pub(super) fn on_pool<T: Send>(
+pub(crate) fn on_pool<T: Send>(
     threads: usize,
     items: &mut [T],
     work: &(dyn Fn(usize, &mut T) -> PyResult<()> + Sync),
