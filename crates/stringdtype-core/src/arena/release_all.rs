@@ -61,7 +61,7 @@ impl Arena {
         let mut long = [View::EMPTY; GATHER];
         let mut gathered = 0;
         for view in views {
-            long[gathered] = view;
+            long[gathered % GATHER] = view;
             gathered += view.is_long() as usize;
             if gathered == GATHER {
                 if !long
