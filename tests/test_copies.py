@@ -16,6 +16,7 @@ from conftest import (
     long_string,
     package_only,
     random_strings,
+    run_isolated,
     stringdtype,
     utf8_len,
 )
@@ -376,3 +377,111 @@ def test_copies_of_copies_stay_independent(rng):
                 assert arr.tolist() == model
                 long_bytes = sum(n for n in map(utf8_len, model) if n > 12)
                 assert stringdtype.memory_info(arr)["string_bytes"] == long_bytes
+
+
+# Copies into a fresh array that do not share chunks (mostly inline strings, as the
+# pandas column's results hold) gather the elements that need an arena a few at a time:
+# runs of long strings shorter and longer than a gather, and every kind of string.
+def mostly_inline(rng, n, na_object, pattern):
+    values = random_strings(rng, n, na_object)
+    if pattern == "runs":
+        i = 0
+        while i < n:
+            run = rng.randrange(0, 40)
+            for j in range(i, min(n, i + run)):
+                values[j] = long_string(rng, rng.choice([13, 14, 16, 40, 300]))
+            i += run + rng.randrange(0, 20)
+    elif pattern == "all_long":
+        values = [long_string(rng, rng.randint(13, 60)) for _ in range(n)]
+    elif pattern == "twelve_thirteen":
+        kinds = ["x" * 12, "y" * 13, "é" * 6, "é" * 6 + "z", "\x00" * 13]
+        values = [rng.choice(kinds) for _ in range(n)]
+    return values
+
+
+SOURCES = {
+    "contiguous": lambda a: a,
+    "strided": lambda a: a[::3],
+    "reversed": lambda a: a[::-1],
+    "2d": lambda a: a[: len(a) // 10 * 10].reshape(-1, 10),
+    "2d_transposed": lambda a: a[: len(a) // 10 * 10].reshape(-1, 10).T,
+}
+
+
+@pytest.mark.parametrize("n", [2, 16, 17, 1000])
+@pytest.mark.parametrize("pattern", ["random", "runs", "all_long", "twelve_thirteen"])
+@pytest.mark.parametrize("source", SOURCES)
+def test_copies_of_mixes_own_their_strings(flavor, rng, n, pattern, source):
+    values = mostly_inline(rng, n, flavor.na_object, pattern)
+    base = np.array(values, dtype=flavor.dtype())
+    src = SOURCES[source](base)
+    expected = SOURCES[source](np.array(values, dtype=object))
+    copied = src.copy()
+    assert copied.shape == expected.shape
+    assert_same_list(copied.ravel().tolist(), expected.ravel().tolist())
+    # Writes to either side stay on that side; the copy outlives its source.
+    copied.flat[::2] = "written into the copy, long enough"
+    base[1::2] = "written into the source, long enough"
+    expected_copy = expected.copy()
+    expected_copy.flat[::2] = "written into the copy, long enough"
+    assert_same_list(copied.ravel().tolist(), expected_copy.ravel().tolist())
+    del base, src
+    assert_same_list(copied.ravel().tolist(), expected_copy.ravel().tolist())
+
+
+@pytest.mark.parametrize("pattern", ["random", "runs"])
+def test_copies_between_missing_values_match_numpy(rng, pattern):
+    """Into a dtype without the source's missing value, a missing value becomes text."""
+    values = mostly_inline(rng, 500, None, pattern)
+
+    def cast(cls):
+        a = np.array(values, dtype=cls(na_object=None))
+        return a[::-1].astype(cls()).tolist()
+
+    both(cast)
+
+
+@package_only
+def test_a_copy_written_in_part_dies_cleanly(rng):
+    values = mostly_inline(rng, 3000, None, "runs")
+    src = np.array(values, dtype=StringDType(na_object=None))
+    for _ in range(3):
+        copied = src.copy()
+        copied[::7] = "replaced by a long string in the copy"
+        copied[3::11] = "short"
+        copied[5] = None
+        assert copied[7] == "replaced by a long string in the copy"
+        del copied
+    assert src.tolist() == values
+    info = stringdtype.memory_info(src)
+    long_bytes = sum(utf8_len(v) for v in values if v is not None and utf8_len(v) > 12)
+    assert info["string_bytes"] == long_bytes
+
+
+@package_only
+def test_a_copy_of_a_forged_element_fails_without_crashing():
+    """An element that names no string of its arena stops the copy with an error; the
+    destination, freed right after, holds no view of the source's arena."""
+    out = run_isolated(
+        """
+        import ctypes, gc
+        # 15-byte strings, too few bytes for the copy to share chunks.
+        values = ['long string %03d' % i if i % 3 else 'short' for i in range(100)]
+        a = np.array(values, dtype=StringDType())
+        bogus = (40).to_bytes(4, 'little') + b'abcd' + (123456789).to_bytes(8, 'little')
+        ctypes.memmove(a.ctypes.data + 16 * 50, bogus, 16)
+        for _ in range(3):
+            try:
+                a.copy()
+            except Exception as exc:
+                kind = type(exc).__name__
+            else:
+                kind = 'no error'
+            gc.collect()
+        values[50] = a[49]
+        b = a[:50].copy()
+        assert b.tolist() == values[:50]
+        print(kind)
+        """
+    )
+    assert out.strip() == "ValueError"

@@ -12,6 +12,9 @@
 use super::{Arena, Kind, FIRST_CHUNK};
 use crate::view::View;
 
+/// Long views [`Arena::release_all`] gathers before checking them (256 bytes on the stack).
+const GATHER: usize = 16;
+
 impl Arena {
     /// Releases the strings of `views` in bulk when they are exactly every live string
     /// of this arena, each once: frees every chunk and returns true. Returns false, and
@@ -52,37 +55,29 @@ impl Arena {
             return false;
         }
         seen.resize(self.chunks.len(), (0, 0));
+        // The long views are gathered GATHER at a time, without a branch: in a random
+        // mix of inline, long and missing elements a branch on each view's kind was
+        // mispredicted about once in three views, most of the time of the proof.
+        let mut long = [View::EMPTY; GATHER];
+        let mut gathered = 0;
         for view in views {
-            let Some(location) = view.location() else {
-                continue;
-            };
-            let Some(local) = self.own_local(location.chunk) else {
-                return false;
-            };
-            let (Some(chunk), Some((next, count))) = (
-                self.chunks.get(local as usize),
-                seen.get_mut(local as usize),
-            ) else {
-                return false;
-            };
-            let (len, offset) = (view.len(), location.offset as usize);
-            let valid = match &chunk.kind {
-                Kind::Ordinary(blocks) => blocks.is_live_start(offset),
-                Kind::Dedicated { len: held } => offset == 0 && len == *held,
-                Kind::Packed { fill, .. } => {
-                    let inside = offset.checked_add(len).is_some_and(|end| end <= *fill);
-                    inside && chunk.buf.slice(offset, 4) == Some(&view.prefix()[..])
+            long[gathered % GATHER] = view;
+            gathered += view.is_long() as usize;
+            if gathered == GATHER {
+                if !long
+                    .iter()
+                    .all(|&view| self.is_next_string(view, &mut seen))
+                {
+                    return false;
                 }
-                Kind::Free => false,
-            };
-            if !valid || offset < *next {
-                return false;
+                gathered = 0;
             }
-            // Ordinary and dedicated chunks count views, packed ones bytes.
-            (*next, *count) = match chunk.kind {
-                Kind::Packed { .. } => (offset + len, *count + len),
-                _ => (offset + 1, *count + 1),
-            };
+        }
+        if !long[..gathered]
+            .iter()
+            .all(|&view| self.is_next_string(view, &mut seen))
+        {
+            return false;
         }
         self.chunks
             .iter()
@@ -93,6 +88,44 @@ impl Arena {
                 Kind::Packed { live, .. } => count == *live,
                 Kind::Free => true,
             })
+    }
+
+    /// Whether the long `view` names a live string of this arena at or after where the
+    /// previous view of its chunk ended (`seen`, per chunk: that end, and the views or
+    /// bytes seen so far, which this counts).
+    #[inline(always)]
+    fn is_next_string(&self, view: View, seen: &mut [(usize, usize)]) -> bool {
+        let Some(location) = view.location() else {
+            return false;
+        };
+        let Some(local) = self.own_local(location.chunk) else {
+            return false;
+        };
+        let (Some(chunk), Some((next, count))) = (
+            self.chunks.get(local as usize),
+            seen.get_mut(local as usize),
+        ) else {
+            return false;
+        };
+        let (len, offset) = (view.len(), location.offset as usize);
+        let valid = match &chunk.kind {
+            Kind::Ordinary(blocks) => blocks.is_live_start(offset),
+            Kind::Dedicated { len: held } => offset == 0 && len == *held,
+            Kind::Packed { fill, .. } => {
+                let inside = offset.checked_add(len).is_some_and(|end| end <= *fill);
+                inside && chunk.buf.slice(offset, 4) == Some(&view.prefix()[..])
+            }
+            Kind::Free => false,
+        };
+        if !valid || offset < *next {
+            return false;
+        }
+        // Ordinary and dedicated chunks count views, packed ones bytes.
+        (*next, *count) = match chunk.kind {
+            Kind::Packed { .. } => (offset + len, *count + len),
+            _ => (offset + 1, *count + 1),
+        };
+        true
     }
 
     /// Frees every chunk (no live string is left in any) and forgets the free blocks,
