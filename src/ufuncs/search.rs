@@ -339,8 +339,9 @@ ufunc_loop!(tailmatch_loop[const END: bool], 5, |args| {
 /// `startswith`/`endswith` of one short affix over whole strings (the common
 /// `np.strings.startswith(a, "ab")`), decided from the views where they can: a prefix of
 /// at most four bytes from each view's 4-byte prefix, without touching an arena; a suffix
-/// of at most 12 bytes from each inline view's lanes (a long string's end is read from
-/// its arena). Returns false, having written nothing, when the call is not of that kind.
+/// of at most 12 bytes from each inline view's lanes, and from a long string's last 16
+/// bytes in its arena as one integer (`kernels::Suffix`). Returns false, having written
+/// nothing, when the call is not of that kind.
 fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bool> {
     let Some(affix) = whole_string_scalar(args) else {
         return Ok(false);
@@ -358,7 +359,11 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
     let state = strings.state();
     let missing = missing::rule(&state.na, ops::TAILMATCH, name);
     let locks = ArenaLocks::reading(&[&state.arena]);
+    let arena = locks.get(0);
     let body = move |part: Elems| {
+        // Made here rather than captured, so that `startswith`'s loop carries only what
+        // it uses.
+        let suffix = kernels::Suffix::new(affix);
         for e in part {
             let view = strings.view(e);
             let result = if view.is_na() {
@@ -368,9 +373,9 @@ fn tailmatch_from_views<const END: bool>(args: &Args, name: &str) -> PyResult<bo
                     None => bool::missing(&missing)?,
                 }
             } else if END {
-                match kernels::inline_endswith(view, affix) {
+                match suffix.ends_inline(view) {
                     Some(result) => result,
-                    None => kernels::endswith(locks.get(0).get(&view).py()?, wanted, 0, isize::MAX),
+                    None => suffix.ends(arena.get(&view).py()?),
                 }
             } else {
                 view.len() >= wanted.len()

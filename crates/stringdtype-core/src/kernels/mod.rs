@@ -43,7 +43,9 @@ pub use predicates::{
     Predicate,
 };
 pub use replace::{replace, replace_size, replace_with};
-pub use search::{count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle};
+pub use search::{
+    count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle, Suffix,
+};
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};

@@ -316,6 +316,50 @@ pub fn inline_endswith(view: View, suffix: View) -> Option<bool> {
     Some(tail == suffix.data_lanes())
 }
 
+/// A suffix of at most 12 bytes, prepared once to test the ends of many strings from
+/// their last 16 bytes as one integer: no call to compare bytes, no branch on them.
+#[derive(Clone, Copy)]
+pub struct Suffix {
+    /// The suffix in the top lanes of a 16-byte integer.
+    lanes: u128,
+    /// The lanes the suffix covers.
+    mask: u128,
+    /// The suffix as a view, for strings of less than 16 bytes.
+    view: View,
+}
+
+impl Suffix {
+    /// The suffix that `view` (an inline string) holds.
+    #[inline]
+    pub fn new(view: View) -> Suffix {
+        debug_assert!(view.is_inline_string());
+        let unused = 8 * (16 - view.len()) as u32;
+        Suffix {
+            lanes: view.data_lanes().checked_shl(unused).unwrap_or(0),
+            mask: u128::MAX.checked_shl(unused).unwrap_or(0),
+            view,
+        }
+    }
+
+    /// `s.endswith(suffix)` for the bytes of any string.
+    #[inline]
+    pub fn ends(&self, s: &[u8]) -> bool {
+        match s.len().checked_sub(16) {
+            Some(at) => {
+                let tail = u128::from_le_bytes(s[at..].try_into().expect("16 bytes"));
+                tail & self.mask == self.lanes
+            }
+            None => s.ends_with(self.view.inline_bytes().expect("an inline suffix")),
+        }
+    }
+
+    /// `endswith` of an inline string from its view's lanes: see [`inline_endswith`].
+    #[inline]
+    pub fn ends_inline(&self, view: View) -> Option<bool> {
+        inline_endswith(view, self.view)
+    }
+}
+
 /// `s.endswith(suffix, start, end)`.
 pub fn endswith(s: &[u8], suffix: &[u8], start: isize, end: isize) -> bool {
     if suffix.is_empty() {
@@ -414,6 +458,36 @@ mod tests {
         );
         assert_eq!(inline_endswith(long.expect("long"), View::EMPTY), None);
         assert_eq!(inline_endswith(View::NA, View::EMPTY), None);
+    }
+
+    #[test]
+    fn prepared_suffixes_agree_with_the_bytes() {
+        // Strings of 0 to 40 bytes (NULs and multi-byte characters included) against
+        // every suffix of up to 12 bytes that ends them, and the same with one byte
+        // changed at each position.
+        let source = "ab\0cé€d😀efghij\0klmnopqrstuvwxyz".as_bytes();
+        let mut cases = 0;
+        for len in 0..=source.len() {
+            let text = &source[source.len() - len..];
+            for n in 0..=12.min(len) {
+                let mut affix = text[len - n..].to_vec();
+                for changed in std::iter::once(None).chain((0..n).map(Some)) {
+                    if let Some(at) = changed {
+                        affix[at] ^= 0x41;
+                    }
+                    let view = View::try_inline(&affix).expect("inline");
+                    let suffix = Suffix::new(view);
+                    for s in [text, &text[..len.saturating_sub(1)]] {
+                        assert_eq!(suffix.ends(s), s.ends_with(&affix), "{s:?} {affix:?}");
+                        cases += 1;
+                    }
+                    if let Some(at) = changed {
+                        affix[at] ^= 0x41;
+                    }
+                }
+            }
+        }
+        assert!(cases > 500);
     }
 
     // (haystack, needle, start, end, find, rfind, count, startswith, endswith), from
