@@ -83,12 +83,13 @@ def _threads_note(everyone: list[Contestant]) -> str:
     if any(c.threads is not None for c in everyone):
         return (
             "name@n: n threads (stringdtype: its pool, which splits loops with bool, "
-            "int64 or string results of 32,768+ elements; polars: a child process with "
+            "int64 or string results and sorts of 32,768+ elements; polars: a child process with "
             "POLARS_MAX_THREADS=n); NumPy and pyarrow's kernels here use one"
         )
     polars = pl.thread_pool_size() if pl else None
     return (
-        f"stringdtype splits loops with bool, int64 or string results of 32,768+ elements over "
+        f"stringdtype splits loops with bool, int64 or string results and sorts of 32,768+ "
+        f"elements over "
         f"{pool_threads()} threads, polars uses {polars}; NumPy and pyarrow's kernels "
         "here use one (--threads to compare)"
     )
