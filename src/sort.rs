@@ -31,7 +31,7 @@ fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> Py
 /// merges them stably (ties from the earlier part first), so a stable sort gives one
 /// thread's order exactly; an unstable one gives the same strings in the same order
 /// (equal strings may trade places, which no string comparison can see).
-fn sort_by_view<T: Copy + Send + Sync>(
+fn sort_by_view<T: Copy + Send>(
     items: &mut [T],
     view: impl Fn(&T) -> &View + Sync,
     arena: &Arena,
@@ -80,7 +80,7 @@ fn sort_part<T>(
 /// Sorts one contiguous part of `items` per thread on the pool, then merges the sorted
 /// parts pairwise into a scratch buffer and back. `None` when nothing was done (the
 /// pool or the scratch buffer could not be had): the caller sorts on its own thread.
-fn sort_in_parts<T: Copy + Send + Sync>(
+fn sort_in_parts<T: Copy + Send>(
     items: &mut [T],
     threads: usize,
     view: &(impl Fn(&T) -> &View + Sync),

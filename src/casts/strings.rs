@@ -8,7 +8,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::{kernels, Arena, Error as CoreError, View, MAX_INLINE_LEN};
+use stringdtype_core::{kernels, Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
@@ -151,12 +151,9 @@ fn copy_gathering(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> PyResul
         }
         Ok(())
     };
-    // An element needs an arena when its length field (the first word's low half) is
-    // from 13 (a long string) up to the missing value's (included unless the
-    // destination keeps missing values): one compare.
-    let na_field = View::NA.len_and_prefix() as u32;
-    let first_long = MAX_INLINE_LEN as u32 + 1;
-    let last = if keep_na { na_field - 1 } else { u32::MAX } - first_long;
+    // An element needs an arena when it is a long string, or a missing value the
+    // destination does not keep (its text is stored): one compare, no branch.
+    let store_na = !keep_na;
     let mut gathered = [0isize; GATHER];
     let mut count = 0;
     for i in 0..pairs.n {
@@ -164,7 +161,7 @@ fn copy_gathering(pairs: &Pairs<'_>, read: &Arena, write: &mut Arena) -> PyResul
         let view = unsafe { read_view(pairs.src_at(i)) };
         unsafe { write_view(pairs.dst_at(i), view) };
         gathered[count % GATHER] = i;
-        count += ((view.len_and_prefix() as u32).wrapping_sub(first_long) <= last) as usize;
+        count += view.is_long_or_na(store_na) as usize;
         if count == GATHER {
             store_gathered(&gathered)?;
             count = 0;

@@ -211,8 +211,17 @@ impl View {
     /// without a branch to mispredict (`len_field` from 13 up to the missing value's).
     #[inline]
     pub fn is_long(self) -> bool {
+        self.is_long_or_na(false)
+    }
+
+    /// Whether this element is a long string or, when `or_na`, a missing value, in one
+    /// compare (`len_field` from 13 up to below the missing value's, or to the top): a
+    /// copy gathers the elements it must store in an arena with it.
+    #[inline]
+    pub fn is_long_or_na(self, or_na: bool) -> bool {
         let first_long = MAX_INLINE_LEN as u32 + 1;
-        self.len_field().wrapping_sub(first_long) < NA_BIT - first_long
+        let top = if or_na { u32::MAX } else { NA_BIT - 1 };
+        self.len_field().wrapping_sub(first_long) <= top - first_long
     }
 
     /// Whether this element is a string held inline (not a long string, not missing), in
@@ -298,6 +307,12 @@ mod tests {
         }
         for view in views {
             assert_eq!(view.is_long(), view.location().is_some(), "{view:?}");
+            assert_eq!(view.is_long_or_na(false), view.is_long(), "{view:?}");
+            assert_eq!(
+                view.is_long_or_na(true),
+                view.is_long() || view.is_na(),
+                "{view:?}"
+            );
         }
     }
 
