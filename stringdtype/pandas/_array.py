@@ -19,6 +19,7 @@ from .. import strings as sds
 from .._core import StringDType, _factorize, _take, memory_usage
 from . import _convert, _reductions
 from ._convert import BACKING, to_backing
+from ._handoff import fresh_results, wrapping_result
 from ._strings import StringMethodsMixin
 
 # The comparison of each of pandas' operator names.
@@ -159,6 +160,12 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
         if isinstance(result.dtype, pd.StringDtype):
             return type(self)(result)
         return result
+
+    def copy(self, order="C"):
+        # A ``.str`` result is handed to the Series pandas wraps it in (see _handoff).
+        if self.__dict__.pop("_fresh", False) and wrapping_result():
+            return self
+        return NDArrayBackedExtensionArray.copy(self, order)
 
     def _from_backing_data(self, arr):
         if not _convert.is_backing(arr):
@@ -501,6 +508,13 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
         if isinstance(result.dtype, pd.StringDtype):
             return type(self)(result)
         return result
+
+
+# Each ``_str_*`` method marks the string array it makes as fresh (see _handoff).
+for _name in dir(StringDTypeArray):
+    if _name.startswith("_str_") and callable(getattr(StringDTypeArray, _name)):
+        setattr(StringDTypeArray, _name, fresh_results(getattr(StringDTypeArray, _name)))
+del _name
 
 
 def _fill_1d(values, missing, forward):
