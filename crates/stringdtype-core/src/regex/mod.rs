@@ -59,6 +59,7 @@
 mod casefold;
 mod classes;
 mod expr;
+mod first_bytes;
 mod iter;
 mod lexer;
 mod nonempty;

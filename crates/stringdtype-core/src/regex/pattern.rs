@@ -18,6 +18,7 @@ use regex_syntax::hir::{ClassUnicode, Hir, Look};
 
 use super::classes::{contains_any, UnicodeClasses};
 use super::expr::Expr;
+use super::first_bytes::FirstBytes;
 use super::nonempty::{self, NonEmpty};
 use super::parse::parse;
 use super::translate::{lower, translate, Needs, Numbering};
@@ -85,6 +86,8 @@ pub(crate) struct Engines {
     pub(crate) search: Regex,
     /// The first non-empty match at a position, when the pattern needs it.
     pub(crate) retry: Option<Retry>,
+    /// The bytes a match can start with, when that rules out some strings.
+    pub(crate) first_bytes: Option<FirstBytes>,
 }
 
 /// The non-empty rewrite, whose groups are numbered in their order of appearance.
@@ -97,10 +100,9 @@ pub(crate) struct Retry {
 impl Engines {
     fn build(source: &Source, dollar: Dollar) -> Result<Engines, PatternError> {
         let mut numbering = Numbering::Python(&source.names);
-        let search = build(
-            &lower(&source.expr, dollar.look(), &mut numbering),
-            source.groups,
-        )?;
+        let hir = lower(&source.expr, dollar.look(), &mut numbering);
+        let first_bytes = FirstBytes::of(&hir);
+        let search = build(&hir, source.groups)?;
         let retry = match &source.non_empty {
             NonEmpty::Retry(expr) => {
                 let mut numbering = Numbering::Renumbered { python: Vec::new() };
@@ -118,7 +120,11 @@ impl Engines {
             }
             NonEmpty::Never | NonEmpty::NextCharacter => None,
         };
-        Ok(Engines { search, retry })
+        Ok(Engines {
+            search,
+            retry,
+            first_bytes,
+        })
     }
 }
 
@@ -183,6 +189,16 @@ impl Pattern {
     /// Whether some match can be empty.
     pub fn can_match_empty(&self) -> bool {
         self.nullable
+    }
+
+    /// Whether `haystack` holds no byte a match can start with, so that it has no match
+    /// (for Python too: this is exact on every string, also those the engine leaves to
+    /// Python). `false` says nothing.
+    #[inline]
+    pub fn cannot_match(&self, haystack: &[u8]) -> bool {
+        // The set does not depend on `$`, so the first variant's serves every string.
+        let first_bytes = self.at_end.first_bytes.as_ref();
+        first_bytes.is_some_and(|set| set.find(haystack).is_none())
     }
 
     /// The pattern text.
