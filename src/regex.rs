@@ -90,9 +90,9 @@ impl Program {
         Some(count as i64)
     }
 
-    /// Appends the substitution result for `s` to `out` (a `Sub` program); `Ok(None)`:
-    /// ask Python.
-    pub fn sub(&self, s: &[u8], out: &mut Vec<u8>) -> PyResult<Option<()>> {
+    /// The substitution result for `s` (a `Sub` program): `s` itself where nothing is
+    /// replaced, else what is appended to `out`; `Ok(None)`: ask Python.
+    pub fn sub<'s>(&self, s: &'s [u8], out: &'s mut Vec<u8>) -> PyResult<Option<&'s [u8]>> {
         let (
             Some(engine),
             Op::Sub {
@@ -103,8 +103,10 @@ impl Program {
         else {
             return Ok(None);
         };
-        match engine.sub(s, template, *count, out) {
-            Ok(_) => Ok(Some(())),
+        let start = out.len();
+        match engine.sub_if_changed(s, template, *count, out) {
+            Ok(0) => Ok(Some(s)),
+            Ok(_) => Ok(Some(&out[start..])),
             Err(SubError::NeedsPython(_)) => Ok(None),
             Err(SubError::Failed(error)) => Err(error.in_element("regex.sub", s)),
         }

@@ -273,7 +273,7 @@ where
 
 ufunc_loop!(pub(super) sub_loop, 3, |args| {
     for_each_string(&args, |program, s, scratch| {
-        Ok(program.sub(s, scratch)?.map(|()| Some(&scratch[..])))
+        Ok(program.sub(s, scratch)?.map(Some))
     })
 });
 

@@ -12,6 +12,7 @@
 use std::ops::Range;
 
 use regex_automata::util::captures::Captures as EngineCaptures;
+use regex_automata::util::primitives::NonMaxUsize;
 use regex_automata::{Anchored, Input, Span};
 
 use super::pattern::{Captures, Engines, Pattern};
@@ -75,6 +76,17 @@ impl<'p, 'h> Cursor<'p, 'h> {
             }
         }
         if found.is_none() {
+            // No match can start before a byte of the set (a pattern with a set never
+            // matches empty, so this is never the search after an empty match).
+            if let Some(first_bytes) = &self.engines.first_bytes {
+                match first_bytes.find(&haystack[from..]) {
+                    Some(skip) => from += skip,
+                    None => {
+                        self.done = true;
+                        return None;
+                    }
+                }
+            }
             let input = Input::new(haystack).range(from..);
             found = find(Engine::Search(&self.engines.search), &input);
         }
@@ -262,6 +274,30 @@ impl Pattern {
         out: &mut Vec<u8>,
     ) -> Result<usize, SubError> {
         let start = out.len();
+        let replaced = self.sub_if_changed(haystack, template, count, out)?;
+        if replaced == 0 {
+            // `haystack` is a string, so it fits in one.
+            out.try_reserve(haystack.len())
+                .map_err(|_| SubError::Failed(crate::Error::OutOfMemory(haystack.len())))?;
+            out.extend_from_slice(haystack);
+        }
+        debug_assert!(replaced > 0 || out.len() - start == haystack.len());
+        Ok(replaced)
+    }
+
+    /// [`Pattern::sub`] for a caller that can use `haystack` itself as the result: where
+    /// nothing is replaced (0), nothing is appended to `out` (the result is `haystack`).
+    pub fn sub_if_changed(
+        &self,
+        haystack: &[u8],
+        template: &Template,
+        count: i64,
+        out: &mut Vec<u8>,
+    ) -> Result<usize, SubError> {
+        if self.cannot_match(haystack) {
+            return Ok(0);
+        }
+        let start = out.len();
         let result = self.sub_into(haystack, template, limit(count), out, start);
         if result.is_err() {
             out.truncate(start);
@@ -269,6 +305,7 @@ impl Pattern {
         result
     }
 
+    /// Appends the result of replacing the first `max` matches, if there is any match.
     fn sub_into(
         &self,
         haystack: &[u8],
@@ -289,25 +326,115 @@ impl Pattern {
         };
         let mut last = 0;
         let mut replaced = 0;
+        let engines = self.engines(haystack)?;
+        let mut cursor = Cursor::new(engines, haystack);
         if let Some(literal) = template.as_literal() {
-            for span in self.find_iter(haystack)?.take(max) {
+            while replaced < max {
+                let Some(span) = cursor.next_span() else {
+                    break;
+                };
                 push(&haystack[last..span.start]).map_err(SubError::Failed)?;
                 push(literal).map_err(SubError::Failed)?;
                 last = span.end;
                 replaced += 1;
             }
         } else {
-            for caps in self.captures_iter(haystack)?.take(max) {
-                let span = caps.span(0).unwrap_or(last..last);
+            let mut slots = Slots::for_engines(engines);
+            while replaced < max {
+                let Some(span) = slots.next_match(&mut cursor) else {
+                    break;
+                };
                 push(&haystack[last..span.start]).map_err(SubError::Failed)?;
                 template
-                    .expand(&caps, &mut push)
+                    .expand(|g| slots.group(haystack, g), &mut push)
                     .map_err(SubError::Failed)?;
                 last = span.end;
                 replaced += 1;
             }
         }
-        push(&haystack[last..]).map_err(SubError::Failed)?;
+        if replaced > 0 {
+            push(&haystack[last..]).map_err(SubError::Failed)?;
+        }
         Ok(replaced)
+    }
+}
+
+/// How many capture slots (two per group) [`Slots`] keeps on the stack: a pattern with
+/// up to seven groups substitutes without allocating.
+const STACK_SLOTS: usize = 16;
+
+/// The capture slots of the last match of an iteration, with the numbering of the
+/// regex that found it: one buffer for every match of a string, on the stack when the
+/// pattern has few groups ([`Captures`] allocates per match).
+struct Slots<'p> {
+    stack: [Option<NonMaxUsize>; STACK_SLOTS],
+    heap: Vec<Option<NonMaxUsize>>,
+    /// The slots the last search filled.
+    len: usize,
+    /// For each Python group, the engine's number, when the rewrite found the match.
+    map: Option<&'p [Option<usize>]>,
+}
+
+impl<'p> Slots<'p> {
+    fn for_engines(engines: &Engines) -> Slots<'p> {
+        let retry_len = engines
+            .retry
+            .as_ref()
+            .map(|r| r.regex.group_info().slot_len());
+        let len = retry_len
+            .unwrap_or(0)
+            .max(engines.search.group_info().slot_len());
+        Slots {
+            stack: [None; STACK_SLOTS],
+            heap: if len > STACK_SLOTS {
+                vec![None; len]
+            } else {
+                Vec::new()
+            },
+            len: 0,
+            map: None,
+        }
+    }
+
+    fn all(&mut self) -> &mut [Option<NonMaxUsize>] {
+        if self.heap.is_empty() {
+            &mut self.stack
+        } else {
+            &mut self.heap
+        }
+    }
+
+    /// The next match of `cursor`, its groups kept here.
+    fn next_match<'h>(&mut self, cursor: &mut Cursor<'p, 'h>) -> Option<Range<usize>> {
+        let mut found = None;
+        let span = cursor.step(|engine, input| {
+            let (regex, map) = match engine {
+                Engine::Search(regex) => (regex, None),
+                Engine::Retry(retry) => (&retry.regex, Some(retry.groups.as_slice())),
+            };
+            let len = regex.group_info().slot_len();
+            regex.search_slots(input, &mut self.all()[..len])?;
+            found = Some((len, map));
+            let slots = &self.all()[..2];
+            Some(Span::from(slots[0]?.get()..slots[1]?.get()))
+        })?;
+        (self.len, self.map) = found?;
+        Some(span.range())
+    }
+
+    /// The text of Python's group `group` in the last match, if it took part.
+    fn group<'h>(&self, haystack: &'h [u8], group: usize) -> Option<&'h [u8]> {
+        let engine_group = match self.map {
+            None => group,
+            Some(map) => map.get(group).copied().flatten()?,
+        };
+        let slots = if self.heap.is_empty() {
+            &self.stack[..self.len]
+        } else {
+            &self.heap[..self.len]
+        };
+        let start = slots.get(2 * engine_group).copied().flatten()?.get();
+        let end = slots.get(2 * engine_group + 1).copied().flatten()?.get();
+        Some(&haystack[start..end])
     }
 }

@@ -8,7 +8,7 @@
 //! with Python's message and position. A group that did not take part in the match
 //! substitutes as empty.
 
-use super::pattern::{Captures, Pattern};
+use super::pattern::Pattern;
 use crate::kernels::unicode::push_char;
 
 /// A parsed replacement template for one [`Pattern`].
@@ -83,17 +83,17 @@ impl Template {
         }
     }
 
-    /// Appends the replacement for one match to `out`, checking every size; a group
-    /// beyond `captures` counts as not taking part.
-    pub(crate) fn expand(
+    /// Appends the replacement for one match to `out`, checking every size; `group(g)`
+    /// is the text of group `g`, `None` where it did not take part (or does not exist).
+    pub(crate) fn expand<'h>(
         &self,
-        captures: &Captures<'_>,
+        group: impl Fn(usize) -> Option<&'h [u8]>,
         mut push: impl FnMut(&[u8]) -> Result<(), crate::Error>,
     ) -> Result<(), crate::Error> {
         for part in &self.parts {
             match part {
                 Part::Literal(bytes) => push(bytes)?,
-                Part::Group(group) => push(captures.get(*group).unwrap_or_default())?,
+                Part::Group(g) => push(group(*g).unwrap_or_default())?,
             }
         }
         Ok(())
