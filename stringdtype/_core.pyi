@@ -87,6 +87,9 @@ _count_nan: np.ufunc
 # Only under a NumPy that lacks NumPy's ufunc of that name (_slice before 2.3).
 _slice: np.ufunc
 
+# pandas' str.slice_replace in one pass (see stringdtype.strings.slice_replace).
+_slice_replace: np.ufunc
+
 # Regular expressions (see stringdtype.regex, which makes and caches the programs).
 class RegexProgram:
     def __new__(

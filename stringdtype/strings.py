@@ -59,6 +59,7 @@ __all__ = [  # noqa: PLE0604 - np.strings and catalog names
     *(name for name in _CASE if name not in np.strings.__all__),
     "join",
     "rsplit",
+    "slice_replace",
     "split",
     "split_flat",
 ]
@@ -349,7 +350,51 @@ def rsplit(a, sep=None, maxsplit=None):
     return _split(a, sep, maxsplit, True)
 
 
-_OWN = {*_CASE, "encode", "decode", "join", "rsplit", "split", "split_flat", "translate"}
+# Where ``_slice_replace`` stands for an omitted bound: a start of 0 and a stop past the
+# end of every string give the results of ``None``.
+_INT64 = np.iinfo(np.int64)
+
+
+def _bound(value, omitted):
+    """A ``slice_replace`` bound as int64: ``omitted`` for ``None``; a Python int
+    beyond int64 clamped, which changes no result (bounds are clamped to lengths)."""
+    if value is None:
+        return omitted
+    if isinstance(value, int) and not isinstance(value, bool):
+        return min(max(value, int(_INT64.min)), int(_INT64.max))
+    return value
+
+
+@_propagating
+def slice_replace(a, start=None, stop=None, repl=""):
+    """pandas' ``str.slice_replace`` of each string, in one Rust pass.
+
+    Each string ``x`` becomes ``x[:start] + repl + x[local_stop:]``, where
+    ``local_stop`` is ``start`` when ``x[start:stop]`` is empty and ``stop`` otherwise;
+    an omitted ``start`` keeps no head and an omitted ``stop`` no tail (indices in code
+    points, with Python's slice rules). ``start``, ``stop`` and ``repl`` broadcast
+    against ``a``. A missing string or replacement gives a missing result. The result
+    has ``a``'s dtype (a StringDType one for other arrays).
+    """
+    a = _strings(a)
+    if type(repl) is str:
+        repl = np.array(repl, dtype=a.dtype)
+    start = _bound(start, 0)
+    stop = _bound(stop, _INT64.max)
+    return _core._slice_replace(a, start, stop, repl)
+
+
+_OWN = {
+    *_CASE,
+    "encode",
+    "decode",
+    "join",
+    "rsplit",
+    "slice_replace",
+    "split",
+    "split_flat",
+    "translate",
+}
 _UNWRAPPED = _OWN | {"mod", "multiply", "zfill", "slice"}
 
 

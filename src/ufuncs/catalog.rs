@@ -14,7 +14,7 @@ use super::case::{Capitalize, Casefold, Lower, Swapcase, Title, Upper};
 use super::regex::{count_loop, count_nan_loop, extract_loop, sub_loop, test_loop};
 use super::registry::{new_ufunc, register, register_on, Dt, LoopDef};
 use super::search::{find_loop, isascii_loop, Count, Find, Index, RFind, RIndex};
-use super::transform::slice_loop;
+use super::transform::{slice_loop, slice_replace_loop};
 use crate::ffi::StridedLoop;
 use crate::numpy_version::{rules, Release};
 
@@ -242,6 +242,13 @@ const CATALOG: &[OwnUfunc] = &[
         4,
         &[(&[T, T, I, I, F], find_loop::<Count, f64>)],
         PANDAS_NAN,
+    ),
+    // pandas' `str.slice_replace` in one pass (`stringdtype.strings.slice_replace`).
+    OwnUfunc::new(
+        c"_slice_replace",
+        4,
+        &[(&[T, I, I, T, T], slice_replace_loop)],
+        c"Element-wise pandas' str.slice_replace: a[:start] + repl + a[max(start, stop):].",
     ),
     // Private ufuncs of `np.strings` that NumPy added after its oldest supported release.
     OwnUfunc::new(

@@ -382,3 +382,42 @@ ufunc_loop!(pub(super) slice_loop, 5, |args| {
         },
     )
 });
+
+ufunc_loop!(pub(super) slice_replace_loop, 5, |args| {
+    let inputs = [args.strings(0), args.strings(3)];
+    let [starts, stops] = [1, 2].map(|k| args.counts(k));
+    let out = args.strings_out(4);
+    let missing = missing::rule(effective_na(&inputs.map(|s| s.state())), ops::SLICE, "");
+    let propagates_all = missing.propagates_all();
+    let mut locks = loops::lock(&inputs, &[out]);
+    // The Python function passes 0 for an omitted start and the largest int64 for an
+    // omitted stop, which give the same results.
+    let bounds = |e| [starts, stops].map(|counts| Some(counts.get(e) as isize));
+    strings_out(
+        args.elements(),
+        &mut locks,
+        inputs,
+        out,
+        |e, &[view, repl]: &[View; 2]| {
+            if propagates_all && (view.is_na() || repl.is_na()) {
+                return Some(View::NA);
+            }
+            let [start, stop] = bounds(e);
+            kernels::inline_ascii_slice_replace(view, start, stop, repl)
+        },
+        |e, [view, repl], readers, out| {
+            let Some(s) = missing.operand(view, readers.get(0))? else {
+                return Ok(Piece::Missing);
+            };
+            let Some(repl) = missing.operand(repl, readers.get(1))? else {
+                return Ok(Piece::Missing);
+            };
+            let [start, stop] = bounds(e);
+            let cut = kernels::slice_replace::Cut::new(s, start, stop);
+            let size = cut.result_len(s.len(), repl.len());
+            reserve(out, size.ok_or_else(|| overflow("slice_replace"))?)?;
+            kernels::slice_replace(s, cut, repl, out);
+            Ok(Piece::Bytes(out))
+        },
+    )
+});

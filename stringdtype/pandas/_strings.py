@@ -7,9 +7,9 @@ this mixin runs each of them on the backing ``StringDType`` array with
 (a missing element gives a missing string, ``NaN`` in a count, which is then ``float64``
 rather than ``int64``, and ``na=`` in a bool result, ``False`` by default), so most
 methods hand the backing array to a kernel and return its result as it is. The methods
-that combine several kernels (``removeprefix``, ``get``, ``slice_replace``, ``extract``,
-``split``, ``partition``, ``encode``) still work on a copy whose missing elements are
-strings and apply the missing mask themselves. The methods without a kernel
+that combine several kernels (``removeprefix``, ``get``, ``extract``, ``split``,
+``partition``, ``encode``) still work on a copy whose missing elements are strings and
+apply the missing mask themselves. The methods without a kernel
 (``join``, ``translate``, ``wrap``, ``get_dummies``, ``decode``, ``normalize`` of the
 non-ASCII strings, and ``cat`` and ``extractall``, which pandas does not dispatch) run
 Python's ``str`` method per element, as pandas' own string arrays do.
@@ -264,15 +264,8 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         return self._from_backing_data(result)
 
     def _str_slice_replace(self, start=None, stop=None, repl=None):
-        # Every kernel keeps a missing element missing (the package's policy).
-        values = self._ndarray
         repl = "" if repl is None else repl
-        result = sds.add(sds.slice(values, 0, 0 if start is None else start), repl)
-        if stop is not None:
-            empty = sds.equal(sds.slice(values, start, stop), "")
-            tail_start = np.where(empty, 0 if start is None else start, stop)
-            result = sds.add(result, sds.slice(values, tail_start, None))
-        return self._from_backing_data(result)
+        return self._string_kernel(lambda a: sds.slice_replace(a, start, stop, repl))
 
     # ---- regular expressions with string and list results ------------------------------
 

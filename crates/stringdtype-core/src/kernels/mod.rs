@@ -23,6 +23,7 @@ pub mod predicates;
 pub mod replace;
 pub mod search;
 pub mod slice;
+pub mod slice_replace;
 pub mod split;
 pub mod strip;
 pub mod translate;
@@ -47,6 +48,7 @@ pub use search::{
     count, endswith, find, inline_endswith, rfind, startswith, ByteMatches, Needle, Suffix,
 };
 pub use slice::{inline_ascii_slice, slice, slice_contiguous};
+pub use slice_replace::{inline_ascii_slice_replace, slice_replace};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
 pub use translate::{inline_unchanged, translate, Replacement, TranslateTable};
