@@ -318,6 +318,9 @@ class StringMethodsMixin(ObjectStringArrayMixin):
     def _str_rpartition(self, sep, expand):
         return self._partition(sep, True)
 
+    def _str_translate(self, table):
+        return self._string_kernel(lambda a: sds.translate(a, table))
+
     def _str_encode(self, encoding, errors="strict"):
         values, mask = self._filled()
         if sds.endswith(values, "\x00").any():  # an ``S`` array drops trailing NULs
