@@ -318,6 +318,11 @@ class StringMethodsMixin(ObjectStringArrayMixin):
     def _str_rpartition(self, sep, expand):
         return self._partition(sep, True)
 
+    def _str_join(self, sep):
+        if not isinstance(sep, str):
+            return super()._str_join(sep)
+        return self._string_kernel(lambda a: sds.join_chars(a, sep))
+
     def _str_translate(self, table):
         return self._string_kernel(lambda a: sds.translate(a, table))
 
