@@ -124,6 +124,19 @@ def test_to_sized_unicode(flavor, rng, size):
         assert g == strip_trailing_nul(text[:size])
 
 
+@pytest.mark.parametrize("size", [1, 5, 11, 12, 13, 16])
+def test_to_sized_unicode_of_either_byte_order(rng, size):
+    # Inline ASCII strings are widened from their views, twelve units at once.
+    values = [v for v in random_strings(rng, 60) if v is not None] + ["", "a", "abcdefghijkl"]
+    values += ["ab\x00c", "\x7f" * 12, "abcdefghijké", "é"]
+    a = np.array(values, dtype=StringDType())
+    for order in "<>":
+        got = a.astype(f"{order}U{size}")
+        assert got.dtype == np.dtype(f"{order}U{size}")
+        assert got.tolist() == [strip_trailing_nul(v[:size]) for v in values]
+        assert got.tobytes() == np.array(values, dtype=f"{order}U{size}").tobytes()
+
+
 def test_to_unsized_unicode_raises(flavor):
     with pytest.raises(TypeError):
         np.array(["a"], dtype=flavor.dtype()).astype("U")

@@ -8,6 +8,7 @@ use crate::element::read_view;
 use crate::error::CoreResultExt;
 use crate::ffi::PyArray_Descr;
 use crate::loops::Args;
+use stringdtype_core::View;
 
 /// The loop's descriptors and its `n` (source, destination) element pointers.
 pub(super) struct Pairs<'a> {
@@ -64,6 +65,16 @@ impl<'a> Pairs<'a> {
     /// reading.
     pub fn for_each_source_string(
         &self,
+        f: impl FnMut(&[u8], *mut u8) -> PyResult<()>,
+    ) -> PyResult<()> {
+        self.for_each_source_view_or_string(|_, _| false, f)
+    }
+
+    /// [`Pairs::for_each_source_string`], except for the pairs whose work
+    /// `from_view(view, dst)` did from the source's view alone (returning true).
+    pub fn for_each_source_view_or_string(
+        &self,
+        mut from_view: impl FnMut(View, *mut u8) -> bool,
         mut f: impl FnMut(&[u8], *mut u8) -> PyResult<()>,
     ) -> PyResult<()> {
         let state = self.src().state();
@@ -71,6 +82,9 @@ impl<'a> Pairs<'a> {
         self.for_each(|src, dst| {
             // SAFETY: `src` is an element of the source array.
             let view = unsafe { read_view(src) };
+            if from_view(view, dst) {
+                return Ok(());
+            }
             let bytes = if view.is_na() {
                 na_text(state)
             } else {

@@ -264,12 +264,13 @@ strided_loop!(pub(super) unicode_to_string, |pairs| {
 
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
-    pairs.for_each_source_string(|bytes, dst| {
-        // SAFETY: a 'U' element has room for `chars` UCS4 code units, and `[u8; 4]` has
-        // alignment 1; nothing else refers to the element during the call.
-        let units = unsafe { std::slice::from_raw_parts_mut(dst.cast::<[u8; 4]>(), chars) };
-        kernels::utf8_to_ucs4(bytes, swapped, units).py()
-    })
+    // SAFETY: a 'U' element has room for `chars` UCS4 code units, and `[u8; 4]` has
+    // alignment 1; nothing else refers to the element during the call.
+    let units = |dst: *mut u8| unsafe { std::slice::from_raw_parts_mut(dst.cast(), chars) };
+    pairs.for_each_source_view_or_string(
+        |view, dst| kernels::inline_ascii_to_ucs4(view, swapped, units(dst)),
+        |bytes, dst| kernels::utf8_to_ucs4(bytes, swapped, units(dst)).py(),
+    )
 });
 
 strided_loop!(pub(super) bytes_to_string, |pairs| { fixed_bytes_to_string(&pairs) });

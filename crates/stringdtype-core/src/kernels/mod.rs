@@ -54,7 +54,7 @@ pub use slice_replace::{inline_ascii_slice_replace, slice_replace};
 pub use split::{split, Separator, SplitAt};
 pub use strip::{inline_ascii_strip_whitespace, strip_chars, strip_whitespace, CharSet, Side};
 pub use translate::{inline_unchanged, translate, Replacement, TranslateTable};
-pub use ucs4::{ucs4_to_utf8, utf8_to_ucs4};
+pub use ucs4::{inline_ascii_to_ucs4, ucs4_to_utf8, utf8_to_ucs4};
 pub use unicode::{CaseMapping, UnicodeTables};
 
 /// A bad argument to a kernel, which Python reports as `ValueError` (a fill character,

@@ -6,6 +6,7 @@
 //! converted eight code units at a time.
 
 use crate::error::{Error, Result};
+use crate::view::{View, MAX_INLINE_LEN};
 
 /// Code units converted at once (NUL padding, ASCII runs).
 const ASCII_RUN: usize = 8;
@@ -114,9 +115,78 @@ pub fn utf8_to_ucs4(bytes: &[u8], swapped: bool, units: &mut [[u8; 4]]) -> Resul
     Ok(())
 }
 
+/// [`utf8_to_ucs4`] of an inline ASCII string, widened straight from its view: its unused
+/// bytes are zero, so the widened data pads the element too. Returns false, writing
+/// nothing, for a long string, a missing value or non-ASCII text.
+#[inline]
+pub fn inline_ascii_to_ucs4(view: View, swapped: bool, units: &mut [[u8; 4]]) -> bool {
+    let data = view.data_lanes();
+    if !view.is_inline_string() || data & 0x8080_8080_8080_8080_8080_8080 != 0 {
+        return false;
+    }
+    let bytes: [u8; MAX_INLINE_LEN] = data.to_le_bytes()[..MAX_INLINE_LEN]
+        .try_into()
+        .expect("12 bytes");
+    match units.split_first_chunk_mut::<MAX_INLINE_LEN>() {
+        // The byte order decided once for the twelve units, so that each is a shuffle.
+        Some((head, rest)) if swapped => {
+            *head = bytes.map(|byte| u32::from(byte).swap_bytes().to_ne_bytes());
+            rest.fill([0; 4]);
+        }
+        Some((head, rest)) => {
+            *head = bytes.map(|byte| u32::from(byte).to_ne_bytes());
+            rest.fill([0; 4]);
+        }
+        None => {
+            for (unit, &byte) in units.iter_mut().zip(&bytes) {
+                *unit = encode(u32::from(byte), swapped);
+            }
+        }
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn inline_ascii_agrees_with_the_general_kernel() {
+        let strings: [&[u8]; 8] = [
+            b"",
+            b"a",
+            b"abc\0",
+            b"abcdefghijkl",
+            b"\0\0x",
+            b"12345678",
+            b"x\x7f",
+            b"caf\xc3\xa9",
+        ];
+        for bytes in strings {
+            for width in [0, 1, 3, 5, 11, 12, 13, 16, 40] {
+                for swapped in [false, true] {
+                    let view = View::try_inline(bytes).expect("inline");
+                    let mut fast = vec![[9; 4]; width];
+                    let mut general = vec![[9; 4]; width];
+                    utf8_to_ucs4(bytes, swapped, &mut general).expect("UTF-8");
+                    if inline_ascii_to_ucs4(view, swapped, &mut fast) {
+                        assert!(bytes.is_ascii());
+                        assert_eq!(fast, general, "{bytes:?} {width}");
+                    } else {
+                        assert!(!bytes.is_ascii(), "{bytes:?}");
+                        assert!(fast.iter().all(|unit| *unit == [9; 4]));
+                    }
+                }
+            }
+        }
+        let location = crate::view::Location {
+            chunk: 0,
+            offset: 0,
+        };
+        let long = View::long(13, *b"abcd", location).expect("a long view");
+        assert!(!inline_ascii_to_ucs4(long, false, &mut [[0; 4]; 16]));
+        assert!(!inline_ascii_to_ucs4(View::NA, false, &mut [[0; 4]; 16]));
+    }
 
     /// `codes` as an element of `width` code units, NUL padded.
     fn element(codes: &[u32], width: usize, swapped: bool) -> Vec<[u8; 4]> {
