@@ -49,6 +49,14 @@ impl<'p, 'h> Cursor<'p, 'h> {
         }
     }
 
+    /// A cursor that finds nothing: `haystack` has no match.
+    fn finished(engines: &'p Engines, haystack: &'h [u8]) -> Cursor<'p, 'h> {
+        Cursor {
+            done: true,
+            ..Cursor::new(engines, haystack)
+        }
+    }
+
     /// The next match, found by `find` (which runs a search and returns its span).
     fn step(
         &mut self,
@@ -199,8 +207,19 @@ impl Pattern {
     /// The matches' spans, as `re.finditer` finds them.
     pub fn find_iter<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Matches<'p, 'h>, NeedsPython> {
         Ok(Matches {
-            cursor: Cursor::new(self.engines(haystack)?, haystack),
+            cursor: self.cursor(haystack)?,
         })
+    }
+
+    /// The cursor of an iteration over `haystack`; one that finds nothing, without asking
+    /// which regexes `haystack` needs, when it has no byte a match can start with (exact
+    /// also for the strings the engine leaves to Python).
+    fn cursor<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Cursor<'p, 'h>, NeedsPython> {
+        if self.cannot_match(haystack) {
+            // Any variant's regexes do: none is run.
+            return Ok(Cursor::finished(self.any_engines(), haystack));
+        }
+        Ok(Cursor::new(self.engines(haystack)?, haystack))
     }
 
     /// The matches' groups, as `re.finditer` finds them.
@@ -208,11 +227,18 @@ impl Pattern {
         &'p self,
         haystack: &'h [u8],
     ) -> Result<CapturesIter<'p, 'h>, NeedsPython> {
-        let engines = self.engines(haystack)?;
+        let cursor = self.cursor(haystack)?;
+        let search = &cursor.engines.search;
+        // A cursor that finds nothing never fills the buffer: do not allocate one.
+        let search = if cursor.done {
+            EngineCaptures::empty(search.group_info().clone())
+        } else {
+            search.create_captures()
+        };
         Ok(CapturesIter {
-            cursor: Cursor::new(engines, haystack),
+            cursor,
             groups: self.groups(),
-            search: engines.search.create_captures(),
+            search,
             retry: None,
         })
     }
@@ -223,10 +249,14 @@ impl Pattern {
             return Ok(self.find_iter(haystack)?.count());
         }
         // Every match is non-empty, so each search starts where the last one ended and
-        // only the ends matter: the engine's forward scan finds them alone.
+        // only the ends matter: the engine's forward scan finds them alone. The first
+        // search starts at the first byte a match can start with.
+        let Some(from) = self.first_candidate(haystack) else {
+            return Ok(0);
+        };
         let regex = &self.engines(haystack)?.search;
         let mut count = 0;
-        let mut input = Input::new(haystack);
+        let mut input = Input::new(haystack).range(from..);
         while let Some(end) = regex.search_half(&input) {
             count += 1;
             input.set_start(end.offset());
@@ -244,7 +274,7 @@ impl Pattern {
         let mut pieces = Vec::new();
         let mut last = 0;
         let max = limit(maxsplit);
-        if max > 0 {
+        if max > 0 && !self.cannot_match(haystack) {
             if self.groups() == 0 {
                 for span in self.find_iter(haystack)?.take(max) {
                     pieces.push(Some(&haystack[last..span.start]));
