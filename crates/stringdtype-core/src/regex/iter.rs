@@ -49,6 +49,15 @@ impl<'p, 'h> Cursor<'p, 'h> {
         }
     }
 
+    /// A cursor whose first search starts at `from`, where no match can start before
+    /// it (the pattern has a first-byte set, so its first match is not empty).
+    fn starting_at(engines: &'p Engines, haystack: &'h [u8], from: usize) -> Cursor<'p, 'h> {
+        Cursor {
+            pos: from,
+            ..Cursor::new(engines, haystack)
+        }
+    }
+
     /// A cursor that finds nothing: `haystack` has no match.
     fn finished(engines: &'p Engines, haystack: &'h [u8]) -> Cursor<'p, 'h> {
         Cursor {
@@ -214,12 +223,13 @@ impl Pattern {
     /// The cursor of an iteration over `haystack`; one that finds nothing, without asking
     /// which regexes `haystack` needs, when it has no byte a match can start with (exact
     /// also for the strings the engine leaves to Python).
+    /// The first search starts at the first candidate byte, so the set is scanned once.
     fn cursor<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Cursor<'p, 'h>, NeedsPython> {
-        if self.cannot_match(haystack) {
+        match self.first_candidate(haystack) {
             // Any variant's regexes do: none is run.
-            return Ok(Cursor::finished(self.any_engines(), haystack));
+            None => Ok(Cursor::finished(self.any_engines(), haystack)),
+            Some(from) => Ok(Cursor::starting_at(self.engines(haystack)?, haystack, from)),
         }
-        Ok(Cursor::new(self.engines(haystack)?, haystack))
     }
 
     /// The matches' groups, as `re.finditer` finds them.
@@ -249,14 +259,13 @@ impl Pattern {
             return Ok(self.find_iter(haystack)?.count());
         }
         // Every match is non-empty, so each search starts where the last one ended and
-        // only the ends matter: the engine's forward scan finds them alone. The first
-        // search starts at the first byte a match can start with.
-        let Some(from) = self.first_candidate(haystack) else {
+        // only the ends matter: the engine's forward scan finds them alone.
+        if self.cannot_match_short(haystack) {
             return Ok(0);
-        };
+        }
         let regex = &self.engines(haystack)?.search;
         let mut count = 0;
-        let mut input = Input::new(haystack).range(from..);
+        let mut input = Input::new(haystack);
         while let Some(end) = regex.search_half(&input) {
             count += 1;
             input.set_start(end.offset());
@@ -274,7 +283,7 @@ impl Pattern {
         let mut pieces = Vec::new();
         let mut last = 0;
         let max = limit(maxsplit);
-        if max > 0 && !self.cannot_match(haystack) {
+        if max > 0 {
             if self.groups() == 0 {
                 for span in self.find_iter(haystack)?.take(max) {
                     pieces.push(Some(&haystack[last..span.start]));
@@ -324,18 +333,19 @@ impl Pattern {
         count: i64,
         out: &mut Vec<u8>,
     ) -> Result<usize, SubError> {
-        if self.cannot_match(haystack) {
+        let Some(from) = self.first_candidate(haystack) else {
             return Ok(0);
-        }
+        };
         let start = out.len();
-        let result = self.sub_into(haystack, template, limit(count), out, start);
+        let result = self.sub_into(haystack, template, limit(count), out, start, from);
         if result.is_err() {
             out.truncate(start);
         }
         result
     }
 
-    /// Appends the result of replacing the first `max` matches, if there is any match.
+    /// Appends the result of replacing the first `max` matches, if there is any match;
+    /// none starts before `from`.
     fn sub_into(
         &self,
         haystack: &[u8],
@@ -343,6 +353,7 @@ impl Pattern {
         max: usize,
         out: &mut Vec<u8>,
         start: usize,
+        from: usize,
     ) -> Result<usize, SubError> {
         let mut push = |bytes: &[u8]| -> Result<(), crate::Error> {
             let len = out.len() - start + bytes.len();
@@ -357,7 +368,7 @@ impl Pattern {
         let mut last = 0;
         let mut replaced = 0;
         let engines = self.engines(haystack)?;
-        let mut cursor = Cursor::new(engines, haystack);
+        let mut cursor = Cursor::starting_at(engines, haystack, from);
         if let Some(literal) = template.as_literal() {
             while replaced < max {
                 let Some(span) = cursor.next_span() else {

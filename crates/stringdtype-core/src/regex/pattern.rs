@@ -29,6 +29,13 @@ pub const SIZE_LIMIT: usize = 16 << 20;
 /// The most memory the lazy DFA of one regex may take per thread.
 pub const CACHE_CAPACITY: usize = 2 << 20;
 
+/// The longest string that a single search scans for a byte of the first-byte set before
+/// running the engine. On a short string the engine's fixed cost per search (its cache
+/// pool, start state) is most of the work, and the scan (a few instructions a byte) is
+/// cheap beside it; on a longer one the engine's own prefilter scans faster than the
+/// table does, and a string holding a candidate would pay for both.
+const SCAN_BEFORE_SEARCH: usize = 16;
+
 /// A Python pattern compiled for the engine. Share it between threads: searches take the
 /// engine's per-thread caches from a pool.
 pub struct Pattern {
@@ -286,6 +293,14 @@ impl Pattern {
         }
     }
 
+    /// [`Pattern::cannot_match`] for a single search: only a string of up to
+    /// [`SCAN_BEFORE_SEARCH`] bytes is scanned (a longer one gives `false`). A search that
+    /// runs still starts at 0 (starting it at the candidate measured dearer).
+    #[inline]
+    pub(crate) fn cannot_match_short(&self, haystack: &[u8]) -> bool {
+        haystack.len() <= SCAN_BEFORE_SEARCH && self.cannot_match(haystack)
+    }
+
     /// The regexes of the variant every pattern has, for an iteration that runs none.
     pub(crate) fn any_engines(&self) -> &Engines {
         &self.at_end
@@ -320,10 +335,10 @@ impl Pattern {
 
     /// `re.search(p, s) is not None`.
     pub fn is_match(&self, haystack: &[u8]) -> Result<bool, NeedsPython> {
-        let Some(from) = self.first_candidate(haystack) else {
+        if self.cannot_match_short(haystack) {
             return Ok(false);
-        };
-        let input = Input::new(haystack).range(from..);
+        }
+        let input = Input::new(haystack);
         Ok(self.engines(haystack)?.search.is_match(input))
     }
 
@@ -347,10 +362,10 @@ impl Pattern {
 
     /// `re.search(p, s).span()`, in bytes.
     pub fn search(&self, haystack: &[u8]) -> Result<Option<Range<usize>>, NeedsPython> {
-        let Some(from) = self.first_candidate(haystack) else {
+        if self.cannot_match_short(haystack) {
             return Ok(None);
-        };
-        let input = Input::new(haystack).range(from..);
+        }
+        let input = Input::new(haystack);
         let found = self.engines(haystack)?.search.search(&input);
         Ok(found.map(|m| m.range()))
     }
@@ -360,11 +375,10 @@ impl Pattern {
         &self,
         haystack: &'h [u8],
     ) -> Result<Option<Captures<'h>>, NeedsPython> {
-        let Some(from) = self.first_candidate(haystack) else {
+        if self.cannot_match_short(haystack) {
             return Ok(None);
-        };
-        let regex = &self.engines(haystack)?.search;
-        let input = Input::new(haystack).range(from..);
+        }
+        let (regex, input) = (&self.engines(haystack)?.search, Input::new(haystack));
         Ok(captures(regex, &input, haystack, self.groups()))
     }
 

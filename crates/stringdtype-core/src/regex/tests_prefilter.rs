@@ -1,7 +1,8 @@
 //! Tests of the early answers from the first-byte set ([`Pattern::cannot_match`],
 //! [`Pattern::cannot_match_at_start`]): every operation gives Python's no-match answer
-//! for a string holding no byte a match can start with, also for the strings the engine
-//! otherwise leaves to Python, and a pattern that can match empty gets no early answer.
+//! for a string holding no byte a match can start with (single searches: a string of up
+//! to 16 bytes), also for the strings the engine otherwise leaves to Python, and a
+//! pattern that can match empty gets no early answer.
 //!
 //! Expected values are CPython 3.11's (`re.search`, `re.match`, `re.fullmatch`,
 //! `re.findall`, `re.split`).
@@ -99,7 +100,7 @@ fn match_needs_its_first_byte_in_the_set() {
 }
 
 #[test]
-fn searches_start_at_the_first_candidate() {
+fn searches_of_strings_with_a_candidate() {
     // Looks still see the bytes before the first candidate, so the answers are those of
     // a search from the start.
     let cases: &[(&str, &str, Option<(usize, usize)>, usize)] = &[
@@ -108,6 +109,8 @@ fn searches_start_at_the_first_candidate() {
         ("(?m)^x", "ax\nx", Some((3, 4)), 1),
         (r"\d+", "ab12c3", Some((2, 4)), 2),
         (r"(\d)x", "é1y1x", Some((4, 6)), 1),
+        // Longer than a scan before the search: the engine finds it from the start.
+        (r"\bx", "aaaaaaaaaaaaaaaaaaaax x", Some((22, 23)), 1),
     ];
     for &(pattern, haystack, span, count) in cases {
         let p = compile(pattern, NONE);
@@ -119,6 +122,21 @@ fn searches_start_at_the_first_candidate() {
         let group0 = p.search_captures(h).unwrap().and_then(|c| c.span(0));
         assert_eq!(group0, span.map(|(s, e)| s..e), "{case}");
     }
+}
+
+#[test]
+fn long_strings_go_to_the_engine_for_a_single_search() {
+    // 17 bytes and several newlines: a single search asks the engine, which leaves the
+    // string to Python; an iteration knows from its scan that nothing matches.
+    let p = compile("(x)$", NONE);
+    let h = b"aaaaaaaaaaaaaa\nb\n";
+    assert!(h.len() > 16 && p.cannot_match(h));
+    assert_eq!(p.is_match(h), Err(NeedsPython::FinalNewline));
+    assert_eq!(p.count(h), Err(NeedsPython::FinalNewline));
+    assert_eq!(p.extract(h, 1), Err(NeedsPython::FinalNewline));
+    assert_eq!(p.is_match_at_start(h), Ok(false));
+    assert_eq!(p.find_iter(h).map(Iterator::count), Ok(0));
+    assert_eq!(p.split(h, 0), Ok(vec![Some(&h[..])]));
 }
 
 #[test]
