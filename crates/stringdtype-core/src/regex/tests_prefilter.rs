@@ -101,9 +101,11 @@ fn match_needs_its_first_byte_in_the_set() {
 
 #[test]
 fn searches_of_strings_with_a_candidate() {
-    // Looks still see the bytes before the first candidate, so the answers are those of
-    // a search from the start.
-    let cases: &[(&str, &str, Option<(usize, usize)>, usize)] = &[
+    // The engine answers: single searches from the start, iterations from the first
+    // candidate, where looks still see the bytes before it.
+    // (pattern, string, re.search(...).span() in bytes, len(re.findall(...)))
+    type Case<'a> = (&'a str, &'a str, Option<(usize, usize)>, usize);
+    let cases: &[Case<'_>] = &[
         (r"\bx", "ax x", Some((3, 4)), 1),
         (r"\Bx", "ax x", Some((1, 2)), 1),
         ("(?m)^x", "ax\nx", Some((3, 4)), 1),
@@ -119,6 +121,7 @@ fn searches_of_strings_with_a_candidate() {
         assert_eq!(p.search(h), Ok(span.map(|(s, e)| s..e)), "{case}");
         assert_eq!(p.is_match(h), Ok(span.is_some()), "{case}");
         assert_eq!(p.count(h), Ok(count), "{case}");
+        assert_eq!(p.find_iter(h).map(Iterator::count), Ok(count), "{case}");
         let group0 = p.search_captures(h).unwrap().and_then(|c| c.span(0));
         assert_eq!(group0, span.map(|(s, e)| s..e), "{case}");
     }
