@@ -125,6 +125,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(lists::_split, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_join_flat, m)?)?;
     m.add_function(wrap_pyfunction!(lists::_regex_lists, m)?)?;
+    m.add_function(wrap_pyfunction!(lists::_partition_objects, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::to_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(arrow::from_arrow, m)?)?;
     m.add_function(wrap_pyfunction!(loops::pool::_pool_threads, m)?)?;

@@ -89,6 +89,8 @@ _slice: np.ufunc
 
 # pandas' str.slice_replace in one pass (see stringdtype.strings.slice_replace).
 _slice_replace: np.ufunc
+# pandas' str.join of strings, sep.join(a) (see stringdtype.strings.join_chars).
+_join_chars: np.ufunc
 
 # Regular expressions (see stringdtype.regex, which makes and caches the programs).
 class RegexProgram:
@@ -137,3 +139,6 @@ def _split(
     na: Any = None,
 ) -> Any: ...
 def _join_flat(sep: str, parts: np.ndarray, offsets: np.ndarray) -> np.ndarray: ...
+
+# pandas' partition and rpartition: an object array of (head, sep, tail) tuples.
+def _partition_objects(array: np.ndarray, sep: str, right: bool, na: Any = None) -> np.ndarray: ...

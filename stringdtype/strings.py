@@ -58,6 +58,7 @@ __all__ = [  # noqa: PLE0604 - np.strings and catalog names
     *(name for name in _BACKPORTS if name not in np.strings.__all__),
     *(name for name in _CASE if name not in np.strings.__all__),
     "join",
+    "join_chars",
     "rsplit",
     "slice_replace",
     "split",
@@ -384,11 +385,24 @@ def slice_replace(a, start=None, stop=None, repl=""):
     return _core._slice_replace(a, start, stop, repl)
 
 
+@_propagating
+def join_chars(a, sep):
+    """pandas' ``str.join(sep)`` of each string, Python's ``sep.join(x)``: the characters
+    of ``x`` with ``sep`` between each two, in one Rust pass. ``sep`` broadcasts against
+    ``a``; a missing string or separator gives a missing result. The result has ``a``'s
+    dtype (a StringDType one for other arrays)."""
+    a = _strings(a)
+    if type(sep) is str:
+        sep = np.array(sep, dtype=a.dtype)
+    return _core._join_chars(a, sep)
+
+
 _OWN = {
     *_CASE,
     "encode",
     "decode",
     "join",
+    "join_chars",
     "rsplit",
     "slice_replace",
     "split",

@@ -115,6 +115,14 @@ class TestStringDTypeArray(base.ExtensionTests):
         super().test_eq_with_str(dtype)
         assert dtype == "stringdtype"
 
+    if hasattr(base.ExtensionTests, "test_plot_on_y_axis"):  # pandas 3.1 on
+
+        def test_plot_on_y_axis(self, plot_data):
+            # As for pandas' own string dtypes (pandas/tests/extension/test_string.py):
+            # pandas plots no strings on the y axis. Runs where matplotlib is installed.
+            with pytest.raises(TypeError, match="no numeric data to plot"):
+                super().test_plot_on_y_axis(plot_data)
+
     def test_is_not_string_type(self, dtype):
         # As for pandas' StringDtype: a string dtype is a string type.
         assert is_string_dtype(dtype)

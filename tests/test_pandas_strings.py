@@ -230,10 +230,18 @@ CASES = [
     ("partition", ("a",), {"expand": False}),
     ("rpartition", (" ",), {}),
     ("rpartition", ("ß",), {"expand": False}),
+    ("partition", ("\x00",), {"expand": False}),
+    ("partition", ("é",), {"expand": False}),
+    ("partition", ("bcdefghijk",), {"expand": False}),
+    ("rpartition", ("  ",), {"expand": False}),
+    ("rpartition", ("x" * 20,), {}),
     ("encode", ("utf-8",), {}),
     ("encode", ("latin-1",), {"errors": "ignore"}),
     ("join", ("-",), {}),
     ("translate", ({ord("a"): "A", ord("ß"): None},), {}),
+    ("translate", (str.maketrans("abé", "éxy", "\x00 "),), {}),
+    ("translate", ({ord("中"): "long replacement text", ord("b"): 0x1F600},), {}),
+    ("translate", ("ABC",), {}),  # a sequence: IndexError keeps the character
     ("wrap", (5,), {}),
     ("normalize", ("NFD",), {}),
     ("normalize", ("NFKC",), {}),
@@ -320,3 +328,12 @@ def test_str_method_runs_on_kernels(pair, method, args, kwargs, monkeypatch):
 
     monkeypatch.setattr(type(ours.array), "_str_map", per_element)
     _call(ours, method, args, kwargs)
+
+
+@pytest.mark.parametrize("table", [{ord("a"): 1.5}, {ord("b"): -1}, {ord("c"): 0x110000}])
+def test_translate_raises_as_pandas(pair, table):
+    ours, reference = pair
+    with pytest.raises((TypeError, ValueError)) as expected:
+        reference.str.translate(table)
+    with pytest.raises(type(expected.value), match=re.escape(str(expected.value))):
+        ours.str.translate(table)

@@ -136,3 +136,39 @@ def test_lists_leave_the_garbage_collector_as_it_was(enabled):
         assert gc.isenabled() == enabled
     finally:
         (gc.enable if was else gc.disable)()
+
+
+@pytest.mark.parametrize("sep", [s for s in SEPARATORS if s is not None], ids=repr)
+@pytest.mark.parametrize("flavor", FLAVORS, ids=str)
+def test_partition_objects_agree_with_str(sep, flavor):
+    """The pandas column's partition: a tuple per string, the ``na`` given for a missing
+    value that is not a string (a string ``na_object`` is partitioned as text)."""
+    from stringdtype import _core
+
+    strings = corpus(f"{sep!r}{flavor}", 80, flavor.na_object, flavor.has_na)
+    a = np.array(strings, dtype=flavor.dtype())
+    marker = object()
+    for right in (False, True):
+        got = _core._partition_objects(a, sep, right, marker)
+        assert got.dtype == object and got.shape == a.shape
+        for s, value in zip(strings, got.tolist()):
+            if flavor.has_na and s is flavor.na_object and not isinstance(s, str):
+                assert value is marker
+            else:
+                assert type(value) is tuple
+                assert value == (s.rpartition(sep) if right else s.partition(sep))
+
+
+def test_partition_objects_shapes_and_errors():
+    from stringdtype import _core
+
+    strings = corpus("partition shapes", 40)[:40]
+    base = np.array(strings, dtype=StringDType()).reshape(5, 8)
+    for a in (base, base.T, base[::2, ::-3]):
+        got = _core._partition_objects(a, "a", False)
+        assert got.shape == a.shape
+        assert got.ravel().tolist() == [s.partition("a") for s in a.ravel().tolist()]
+    with pytest.raises(ValueError, match="empty separator"):
+        _core._partition_objects(base, "", True)
+    with pytest.raises(TypeError):
+        _core._partition_objects(np.array(["a"]), "a", True)

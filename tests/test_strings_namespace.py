@@ -280,7 +280,7 @@ NOT_IN_EVERY_NUMPY = {"slice"}
 
 # The functions np.strings lacks (casefold is tested above, the split family in
 # test_split.py against str, slice_replace in test_slice_replace.py).
-OWN = {"casefold", "isascii", "join", "rsplit", "slice_replace", "split", "split_flat"}
+OWN = {"casefold", "isascii", "join", "join_chars", "rsplit", "slice_replace", "split", "split_flat"}
 
 
 def test_namespace_has_every_name():

@@ -13,11 +13,11 @@ mod sink;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use stringdtype_core::kernels::{split, Separator, SplitAt};
+use stringdtype_core::kernels::{split, Parts, Separator, SplitAt};
 use stringdtype_core::{Arena, View};
 
 use flat::{merge_python_lists, FlatLists};
-use objects::TextLists;
+use objects::{RowObject, TextLists};
 use sink::{out_of_memory, Answers, ListSink};
 
 use crate::descr::{new_descr, DescrState, StringDescr};
@@ -104,7 +104,7 @@ pub fn _split<'py>(
         Form::Objects { shape, na, group } => {
             let mut lists = TextLists::with_rows(rows)?;
             py.detach(|| split_all(&mut lists, state, &elements, &at, maxsplit, right))?;
-            lists.into_objects(py, shape, na, *group, Vec::new())
+            lists.into_objects(py, shape, na, RowObject::List(*group), Vec::new())
         }
         Form::Flat => {
             let mut flat = FlatLists::with_rows(rows)?;
@@ -138,6 +138,60 @@ fn split_all<L: ListSink>(
         lists.end_element()?;
     }
     Ok(())
+}
+
+/// _partition_objects(array, sep, right, na=None)
+/// --
+///
+/// ``str.partition(sep)`` (``str.rpartition`` if ``right``) of every element of ``array``:
+/// an object array of ``array``'s shape holding each element's three parts as a tuple of
+/// ``str`` (``na`` for a missing value that is not a string), made from one copy of the
+/// text with no Python object per part but the parts themselves.
+#[pyfunction]
+#[pyo3(signature = (array, sep, right, na=None))]
+pub fn _partition_objects<'py>(
+    py: Python<'py>,
+    array: &Bound<'py, PyAny>,
+    sep: &str,
+    right: bool,
+    na: Option<Bound<'py, PyAny>>,
+) -> PyResult<Bound<'py, PyAny>> {
+    let Form::Objects { shape, na, .. } = Form::new(array, true, na, 1)? else {
+        unreachable!("asked for objects");
+    };
+    let descr = StringDescr::of_ndarray(array, "partition")?;
+    let sep =
+        Separator::new(sep.as_bytes()).ok_or_else(|| PyValueError::new_err("empty separator"))?;
+    let elements = Elements::of(array, descr);
+    let state = descr.state();
+    let mut lists = TextLists::with_rows(elements.len())?;
+    py.detach(|| {
+        let lists_rule = missing::rule(&state.na, ops::LISTS, "");
+        let arena = state.arena.read();
+        for view in elements.views() {
+            let Some(s) = lists_rule.operand(&view, &arena)? else {
+                lists.push_missing()?;
+                continue;
+            };
+            let parts = if right {
+                sep.rpartition(s)
+            } else {
+                sep.partition(s)
+            };
+            lists.push_pieces(s, &part_ranges(parts))?;
+            lists.end_element()?;
+        }
+        Ok::<_, PyErr>(())
+    })?;
+    lists.into_objects(py, &shape, &na, RowObject::Tuple, Vec::new())
+}
+
+/// The byte ranges of `parts` in the string they were cut from.
+#[inline]
+fn part_ranges(parts: Parts<'_>) -> [std::ops::Range<usize>; 3] {
+    let head = parts.head.len();
+    let tail = head + parts.sep.len();
+    [0..head, head..tail, tail..tail + parts.tail.len()]
 }
 
 /// The int64 offsets of a `join` call, checked against `parts` items: a 1-D,
@@ -248,7 +302,7 @@ pub fn _regex_lists<'py>(
         Form::Objects { shape, na, group } => {
             let mut lists = TextLists::with_rows(rows)?;
             let pending = py.detach(|| regex_items(&mut lists, state, &elements, &program))?;
-            lists.into_objects(py, shape, na, *group, ask_python(pending)?)
+            lists.into_objects(py, shape, na, RowObject::List(*group), ask_python(pending)?)
         }
         Form::Flat => {
             let mut flat = FlatLists::with_rows(rows)?;

@@ -49,16 +49,15 @@ impl TextLists {
         })
     }
 
-    /// An object array of `shape` holding each list as a Python list of `str` (`None`
-    /// for a missing item), of tuples of `group` items when `group > 1`; a missing
-    /// element holds `na`. The lists of the elements in `answers` (in order) are the
-    /// items given there.
+    /// An object array of `shape` holding each element's items as one Python object of
+    /// `str` (`None` for a missing item) made as `row` says; a missing element holds
+    /// `na`. The items of the elements in `answers` (in order) are the items given there.
     pub(super) fn into_objects<'py>(
         self,
         py: Python<'py>,
         shape: &Bound<'py, PyAny>,
         na: &Bound<'py, PyAny>,
-        group: usize,
+        row: RowObject,
         answers: Answers,
     ) -> PyResult<Bound<'py, PyAny>> {
         let _paused = GcPause::new(py);
@@ -74,11 +73,11 @@ impl TextLists {
             start = end;
             if answers.peek().is_some_and(|(row, _)| *row == i) {
                 let (_, answer) = answers.next().expect("peeked");
-                return grouped_list(py, &answer, group, false, |item| {
+                return row_object(py, &answer, row, false, |item| {
                     item.as_deref().map(str::as_bytes)
                 });
             }
-            grouped_list(py, items, group, ascii, |item| {
+            row_object(py, items, row, ascii, |item| {
                 (*item != NO_ITEM).then(|| &self.text[item.clone()])
             })
         })
@@ -142,6 +141,47 @@ fn new_str<'py>(py: Python<'py>, bytes: Option<&[u8]>, ascii: bool) -> PyResult<
         // Through the one constructor of `str` from element bytes, which checks them.
         Some(bytes) => decode(py, bytes)?.into_any(),
     })
+}
+
+/// How [`TextLists::into_objects`] makes one element's items one Python object.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum RowObject {
+    /// A list of the items, or of tuples of `n` of them when `n > 1` (`findall` with
+    /// groups).
+    List(usize),
+    /// One tuple of the items (`partition`).
+    Tuple,
+}
+
+/// One element's `items` as `row` says, each item a `str` (`ascii`: known to be ASCII)
+/// or `None` for the bytes `bytes(x)`.
+#[inline(always)]
+fn row_object<'py, 'a, T: 'a>(
+    py: Python<'py>,
+    items: &'a [T],
+    row: RowObject,
+    ascii: bool,
+    bytes: impl Fn(&'a T) -> Option<&'a [u8]>,
+) -> PyResult<Bound<'py, PyAny>> {
+    match row {
+        RowObject::List(group) => grouped_list(py, items, group, ascii, bytes),
+        RowObject::Tuple => {
+            // SAFETY: PyTuple_New returns a new tuple of `len` empty slots, or null;
+            // dropped before every slot is set, it skips the empty ones.
+            let tuple = unsafe {
+                Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(items.len() as isize))
+            }?;
+            for (k, item) in items.iter().enumerate() {
+                let value = new_str(py, bytes(item), ascii)?;
+                // SAFETY: slot `k` of the new tuple (one per item) is empty, and nothing
+                // else has seen the tuple; it takes the reference.
+                unsafe {
+                    pyo3::ffi::PyTuple_SET_ITEM(tuple.as_ptr(), k as isize, value.into_ptr())
+                };
+            }
+            Ok(tuple)
+        }
+    }
 }
 
 /// A Python list of a `str` (`ascii`: known to be ASCII) or `None` for the bytes

@@ -14,7 +14,7 @@ use super::case::{Capitalize, Casefold, Lower, Swapcase, Title, Upper};
 use super::regex::{count_loop, count_nan_loop, extract_loop, sub_loop, test_loop};
 use super::registry::{new_ufunc, register, register_on, Dt, LoopDef};
 use super::search::{find_loop, isascii_loop, Count, Find, Index, RFind, RIndex};
-use super::transform::{slice_loop, slice_replace_loop};
+use super::transform::{join_chars_loop, slice_loop, slice_replace_loop};
 use crate::ffi::StridedLoop;
 use crate::numpy_version::{rules, Release};
 
@@ -249,6 +249,13 @@ const CATALOG: &[OwnUfunc] = &[
         4,
         &[(&[T, I, I, T, T], slice_replace_loop)],
         c"Element-wise pandas' str.slice_replace: a[:start] + repl + a[max(start, stop):].",
+    ),
+    // pandas' `str.join` of strings: `sep.join(a)` (`stringdtype.strings.join_chars`).
+    OwnUfunc::new(
+        c"_join_chars",
+        2,
+        &[(&[T, T, T], join_chars_loop)],
+        c"Element-wise sep.join(a): the characters of a with sep between each two.",
     ),
     // Private ufuncs of `np.strings` that NumPy added after its oldest supported release.
     OwnUfunc::new(

@@ -421,3 +421,36 @@ ufunc_loop!(pub(super) slice_replace_loop, 5, |args| {
         },
     )
 });
+
+ufunc_loop!(pub(super) join_chars_loop, 3, |args| {
+    let inputs = [args.strings(0), args.strings(1)];
+    let out = args.strings_out(2);
+    let missing = missing::rule(effective_na(&inputs.map(|s| s.state())), ops::SLICE, "");
+    let propagates_all = missing.propagates_all();
+    let mut locks = loops::lock(&inputs, &[out]);
+    strings_out(
+        args.elements(),
+        &mut locks,
+        inputs,
+        out,
+        |_, &[view, sep]: &[View; 2]| {
+            if propagates_all && (view.is_na() || sep.is_na()) {
+                return Some(View::NA);
+            }
+            // A string of at most one character is its own result, whatever `sep` is.
+            (view.is_inline_string() && view.len() <= 1 && !sep.is_na()).then_some(view)
+        },
+        |_, [view, sep], readers, out| {
+            let Some(s) = missing.operand(view, readers.get(0))? else {
+                return Ok(Piece::Missing);
+            };
+            let Some(sep) = missing.operand(sep, readers.get(1))? else {
+                return Ok(Piece::Missing);
+            };
+            let size = kernels::join_chars_len(s, sep).ok_or_else(|| overflow("join"))?;
+            reserve(out, size)?;
+            kernels::join_chars(s, sep, out);
+            Ok(Piece::Bytes(out))
+        },
+    )
+});

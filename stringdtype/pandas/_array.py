@@ -20,6 +20,7 @@ from .._core import StringDType, _factorize, _take, memory_usage
 from . import _convert, _reductions
 from ._convert import BACKING, to_backing
 from ._handoff import fresh_results, wrapping_result
+from ._merge import merge_codes
 from ._strings import StringMethodsMixin
 
 # The comparison of each of pandas' operator names.
@@ -247,6 +248,9 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
         return self._ndarray.astype(object).astype(dtype)
 
     def _values_for_factorize(self):
+        codes = merge_codes(self)  # the keys of a merge: see _merge
+        if codes is not None:
+            return codes, -1
         return self._ndarray.astype(object), np.nan
 
     def _values_for_json(self):

@@ -305,21 +305,26 @@ class StringMethodsMixin(ObjectStringArrayMixin):
         values, mask = self._filled()
         return self._objects(sds.rsplit(values, pat, -1 if n is None or n == 0 else n), mask)
 
-    def _partition(self, function, sep):
-        values, mask = self._filled()
-        parts = [part.tolist() for part in function(values, sep)]
-        result = np.fromiter(zip(*parts, strict=True), dtype=object, count=len(values))
-        return self._objects(result, mask)
+    def _partition(self, sep, right):
+        """Tuples of ``str.partition`` (``rpartition`` if ``right``), NaN where missing,
+        made in one pass with no array of parts in between."""
+        if not isinstance(sep, str):
+            raise TypeError(f"must be str, not {type(sep).__name__}")
+        return _core._partition_objects(self._ndarray, sep, right, np.nan)
 
     def _str_partition(self, sep, expand):
-        if not sep:
-            raise ValueError("empty separator")
-        return self._partition(sds.partition, sep)
+        return self._partition(sep, False)
 
     def _str_rpartition(self, sep, expand):
-        if not sep:
-            raise ValueError("empty separator")
-        return self._partition(sds.rpartition, sep)
+        return self._partition(sep, True)
+
+    def _str_join(self, sep):
+        if not isinstance(sep, str):
+            return super()._str_join(sep)
+        return self._string_kernel(lambda a: sds.join_chars(a, sep))
+
+    def _str_translate(self, table):
+        return self._string_kernel(lambda a: sds.translate(a, table))
 
     def _str_encode(self, encoding, errors="strict"):
         values, mask = self._filled()

@@ -16,6 +16,7 @@
 
 pub mod case;
 pub mod compare;
+pub mod join_chars;
 pub mod length;
 pub mod pad;
 pub mod partition;
@@ -35,6 +36,7 @@ pub use case::{
     swapcase_ascii, title, title_ascii, upper, upper_ascii, AsciiCase,
 };
 pub use compare::{compare_bytes, compare_views, eq_views, Comparison};
+pub use join_chars::{join_chars, join_chars_len};
 pub use length::{inline_str_len, short_str_len, str_len};
 pub use memchr::memmem::Finder;
 pub use pad::{expanded_len, expandtabs, fill_char, justify, pad_margin, zfill_margin, Justify};
