@@ -10,42 +10,15 @@ import re
 
 import numpy as np
 import pytest
-from conftest import FLAVORS, StringDType, package_only, random_strings
+from conftest import FLAVORS, StringDType, package_only
+from regex_support import FILTERED, UNFILTERED, strings_for
 
 pytestmark = package_only
 
 from stringdtype import _core  # noqa: E402
 from stringdtype import regex as sre  # noqa: E402
 
-# Strings with and without the bytes the patterns below start with: digits (ASCII and
-# not), a NUL, case-folding partners, and lengths around the 12-byte inline limit.
-EXTRA = [
-    "", "a", "ab12cd", "123456789012", "1234567890123", "abcdefghijkl", "abcdefghijklm",
-    "no digits here at all, a long one" * 4, "x" * 200 + "7", "٣٣ and ๑", "²", "x\x00 9",
-    "\x00", "K\u212ak", "Straße", "STRASSE", "ſ", "σς Σ", "é1é", "中文2", "a\nb\n", "abc\n",
-    "xyz", "xz", "x yz", "aaab", "b", "😀9😀",
-]  # fmt: skip
-
-# Patterns with a first-byte set: a string without those bytes has no match.
-FILTERED = [
-    r"(\d+)", r"\d+", r"[0-9]", r"x(y)?z", r"é+", r"中", r"\x00", r"(?i)k", r"(?i)ß", r"(?i)s+",
-    r"\bk", r"a$", r"\d\Z", r"(?m)^\d", r"(?a)(\d+)", r"(?P<n>\d)(\w)?", r"ab|\d", r"(a|b)c*",
-    r"(a)(b)?(c)?(d)?(e)?(f)?(g)?(h)?(i)?", r"[^\W\d]+", r"\s+",
-]  # fmt: skip
-
-# Patterns a filter must leave alone: they can match empty, start with any character, or
-# run through Python's re (look-arounds).
-UNFILTERED = [
-    r"\d*", r"^", r"$", r"a|", r"(?:)", r"x*?", r"\B", r"\b", r"(\d)?", r".", r"(?s).",
-    r"[^a]|a", r"(?<=a)\d", r"(?=\d)", r"\d(?!x)", r"(a)\1",
-]  # fmt: skip
-
 TEMPLATES = ["<\\1>", "\\g<0>!", "-", "", "[\\g<0>]\\n"]
-
-
-def strings_for(seed, na_object, n=120):
-    rng = random.Random(seed)
-    return random_strings(rng, n, na_object) + EXTRA
 
 
 def template_for(pattern, repl):

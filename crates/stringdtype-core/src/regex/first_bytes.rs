@@ -78,6 +78,12 @@ impl FirstBytes {
         }
     }
 
+    /// Whether a match can start with `byte`.
+    #[inline]
+    pub(crate) fn contains(&self, byte: u8) -> bool {
+        self.table[byte as usize]
+    }
+
     /// The offset of the first byte of `haystack` that can start a match.
     #[inline]
     pub(crate) fn find(&self, haystack: &[u8]) -> Option<usize> {
@@ -150,6 +156,14 @@ mod tests {
         for &(haystack, expected) in cases {
             assert_eq!(set.find(haystack), expected, "{haystack:?}");
         }
+    }
+
+    #[test]
+    fn holds_the_bytes_of_the_set() {
+        let hir = ParserBuilder::new().build().parse("[0-9]|é").unwrap();
+        let set = FirstBytes::of(&hir).unwrap();
+        assert!(set.contains(b'0') && set.contains(b'9') && set.contains(0xC3));
+        assert!(!set.contains(b'a') && !set.contains(0) && !set.contains(0xA9));
     }
 
     #[test]

@@ -49,6 +49,23 @@ impl<'p, 'h> Cursor<'p, 'h> {
         }
     }
 
+    /// A cursor whose first search starts at `from`, where no match can start before
+    /// it (the pattern has a first-byte set, so its first match is not empty).
+    fn starting_at(engines: &'p Engines, haystack: &'h [u8], from: usize) -> Cursor<'p, 'h> {
+        Cursor {
+            pos: from,
+            ..Cursor::new(engines, haystack)
+        }
+    }
+
+    /// A cursor that finds nothing: `haystack` has no match.
+    fn finished(engines: &'p Engines, haystack: &'h [u8]) -> Cursor<'p, 'h> {
+        Cursor {
+            done: true,
+            ..Cursor::new(engines, haystack)
+        }
+    }
+
     /// The next match, found by `find` (which runs a search and returns its span).
     fn step(
         &mut self,
@@ -199,8 +216,20 @@ impl Pattern {
     /// The matches' spans, as `re.finditer` finds them.
     pub fn find_iter<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Matches<'p, 'h>, NeedsPython> {
         Ok(Matches {
-            cursor: Cursor::new(self.engines(haystack)?, haystack),
+            cursor: self.cursor(haystack)?,
         })
+    }
+
+    /// The cursor of an iteration over `haystack`; one that finds nothing, without asking
+    /// which regexes `haystack` needs, when it has no byte a match can start with (exact
+    /// also for the strings the engine leaves to Python).
+    /// The first search starts at the first candidate byte, so the set is scanned once.
+    fn cursor<'p, 'h>(&'p self, haystack: &'h [u8]) -> Result<Cursor<'p, 'h>, NeedsPython> {
+        match self.first_candidate(haystack) {
+            // Any variant's regexes do: none is run.
+            None => Ok(Cursor::finished(self.any_engines(), haystack)),
+            Some(from) => Ok(Cursor::starting_at(self.engines(haystack)?, haystack, from)),
+        }
     }
 
     /// The matches' groups, as `re.finditer` finds them.
@@ -208,11 +237,18 @@ impl Pattern {
         &'p self,
         haystack: &'h [u8],
     ) -> Result<CapturesIter<'p, 'h>, NeedsPython> {
-        let engines = self.engines(haystack)?;
+        let cursor = self.cursor(haystack)?;
+        let search = &cursor.engines.search;
+        // A cursor that finds nothing never fills the buffer: do not allocate one.
+        let search = if cursor.done {
+            EngineCaptures::empty(search.group_info().clone())
+        } else {
+            search.create_captures()
+        };
         Ok(CapturesIter {
-            cursor: Cursor::new(engines, haystack),
+            cursor,
             groups: self.groups(),
-            search: engines.search.create_captures(),
+            search,
             retry: None,
         })
     }
@@ -224,6 +260,9 @@ impl Pattern {
         }
         // Every match is non-empty, so each search starts where the last one ended and
         // only the ends matter: the engine's forward scan finds them alone.
+        if self.cannot_match_short(haystack) {
+            return Ok(0);
+        }
         let regex = &self.engines(haystack)?.search;
         let mut count = 0;
         let mut input = Input::new(haystack);
@@ -294,18 +333,19 @@ impl Pattern {
         count: i64,
         out: &mut Vec<u8>,
     ) -> Result<usize, SubError> {
-        if self.cannot_match(haystack) {
+        let Some(from) = self.first_candidate(haystack) else {
             return Ok(0);
-        }
+        };
         let start = out.len();
-        let result = self.sub_into(haystack, template, limit(count), out, start);
+        let result = self.sub_into(haystack, template, limit(count), out, start, from);
         if result.is_err() {
             out.truncate(start);
         }
         result
     }
 
-    /// Appends the result of replacing the first `max` matches, if there is any match.
+    /// Appends the result of replacing the first `max` matches, if there is any match;
+    /// none starts before `from`.
     fn sub_into(
         &self,
         haystack: &[u8],
@@ -313,6 +353,7 @@ impl Pattern {
         max: usize,
         out: &mut Vec<u8>,
         start: usize,
+        from: usize,
     ) -> Result<usize, SubError> {
         let mut push = |bytes: &[u8]| -> Result<(), crate::Error> {
             let len = out.len() - start + bytes.len();
@@ -327,7 +368,7 @@ impl Pattern {
         let mut last = 0;
         let mut replaced = 0;
         let engines = self.engines(haystack)?;
-        let mut cursor = Cursor::new(engines, haystack);
+        let mut cursor = Cursor::starting_at(engines, haystack, from);
         if let Some(literal) = template.as_literal() {
             while replaced < max {
                 let Some(span) = cursor.next_span() else {

@@ -75,6 +75,9 @@ mod tests_parse;
 #[cfg(test)]
 mod tests;
 
+#[cfg(test)]
+mod tests_prefilter;
+
 pub use classes::{CaseTables, UnicodeClasses};
 pub use iter::{CapturesIter, Matches, SubError};
 pub use pattern::{Captures, Pattern};

@@ -29,6 +29,13 @@ pub const SIZE_LIMIT: usize = 16 << 20;
 /// The most memory the lazy DFA of one regex may take per thread.
 pub const CACHE_CAPACITY: usize = 2 << 20;
 
+/// The longest string that a single search scans for a byte of the first-byte set before
+/// running the engine. On a short string the engine's fixed cost per search (its cache
+/// pool, start state) is most of the work, and the scan (a few instructions a byte) is
+/// cheap beside it; on a longer one the engine's own prefilter scans faster than the
+/// table does, and a string holding a candidate would pay for both.
+const SCAN_BEFORE_SEARCH: usize = 16;
+
 /// A Python pattern compiled for the engine. Share it between threads: searches take the
 /// engine's per-thread caches from a pool.
 pub struct Pattern {
@@ -196,9 +203,35 @@ impl Pattern {
     /// Python). `false` says nothing.
     #[inline]
     pub fn cannot_match(&self, haystack: &[u8]) -> bool {
-        // The set does not depend on `$`, so the first variant's serves every string.
-        let first_bytes = self.at_end.first_bytes.as_ref();
-        first_bytes.is_some_and(|set| set.find(haystack).is_none())
+        self.first_candidate(haystack).is_none()
+    }
+
+    /// Whether no match can start at the beginning of `haystack`, so that `re.match` and
+    /// `re.fullmatch` find nothing: it is empty or its first byte starts no match (exact
+    /// as [`Pattern::cannot_match`]). `false` says nothing.
+    #[inline]
+    pub fn cannot_match_at_start(&self, haystack: &[u8]) -> bool {
+        self.first_bytes()
+            .is_some_and(|set| haystack.first().is_none_or(|&b| !set.contains(b)))
+    }
+
+    /// The set of bytes a match can start with, if the pattern has one (never when it can
+    /// match the empty string). It does not depend on `$`, so the first variant's serves
+    /// every string.
+    #[inline]
+    fn first_bytes(&self) -> Option<&FirstBytes> {
+        self.at_end.first_bytes.as_ref()
+    }
+
+    /// The earliest offset a match of `haystack` can start at, `None` when it has no
+    /// match: a search from there finds what a search from 0 would, as looks still see
+    /// the bytes before it.
+    #[inline]
+    pub(crate) fn first_candidate(&self, haystack: &[u8]) -> Option<usize> {
+        match self.first_bytes() {
+            Some(set) => set.find(haystack),
+            None => Some(0),
+        }
     }
 
     /// The pattern text.
@@ -260,6 +293,19 @@ impl Pattern {
         }
     }
 
+    /// [`Pattern::cannot_match`] for a single search: only a string of up to
+    /// [`SCAN_BEFORE_SEARCH`] bytes is scanned (a longer one gives `false`). A search that
+    /// runs still starts at 0 (starting it at the candidate measured dearer).
+    #[inline]
+    pub(crate) fn cannot_match_short(&self, haystack: &[u8]) -> bool {
+        haystack.len() <= SCAN_BEFORE_SEARCH && self.cannot_match(haystack)
+    }
+
+    /// The regexes of the variant every pattern has, for an iteration that runs none.
+    pub(crate) fn any_engines(&self) -> &Engines {
+        &self.at_end
+    }
+
     /// The regexes for `haystack`.
     pub(crate) fn engines(&self, haystack: &[u8]) -> Result<&Engines, NeedsPython> {
         match self.dollar_for(haystack)? {
@@ -289,27 +335,38 @@ impl Pattern {
 
     /// `re.search(p, s) is not None`.
     pub fn is_match(&self, haystack: &[u8]) -> Result<bool, NeedsPython> {
-        Ok(self
-            .engines(haystack)?
-            .search
-            .is_match(Input::new(haystack)))
+        if self.cannot_match_short(haystack) {
+            return Ok(false);
+        }
+        let input = Input::new(haystack);
+        Ok(self.engines(haystack)?.search.is_match(input))
     }
 
     /// `re.match(p, s) is not None`: a match starting at the beginning.
     pub fn is_match_at_start(&self, haystack: &[u8]) -> Result<bool, NeedsPython> {
+        if self.cannot_match_at_start(haystack) {
+            return Ok(false);
+        }
         let input = Input::new(haystack).anchored(Anchored::Yes);
         Ok(self.engines(haystack)?.search.is_match(input))
     }
 
     /// `re.fullmatch(p, s) is not None`.
     pub fn is_fullmatch(&self, haystack: &[u8]) -> Result<bool, NeedsPython> {
+        if self.cannot_match_at_start(haystack) {
+            return Ok(false);
+        }
         let input = Input::new(haystack).anchored(Anchored::Yes);
         Ok(self.full(haystack)?.is_match(input))
     }
 
     /// `re.search(p, s).span()`, in bytes.
     pub fn search(&self, haystack: &[u8]) -> Result<Option<Range<usize>>, NeedsPython> {
-        let found = self.engines(haystack)?.search.search(&Input::new(haystack));
+        if self.cannot_match_short(haystack) {
+            return Ok(None);
+        }
+        let input = Input::new(haystack);
+        let found = self.engines(haystack)?.search.search(&input);
         Ok(found.map(|m| m.range()))
     }
 
@@ -318,13 +375,11 @@ impl Pattern {
         &self,
         haystack: &'h [u8],
     ) -> Result<Option<Captures<'h>>, NeedsPython> {
-        let regex = &self.engines(haystack)?.search;
-        Ok(captures(
-            regex,
-            &Input::new(haystack),
-            haystack,
-            self.groups(),
-        ))
+        if self.cannot_match_short(haystack) {
+            return Ok(None);
+        }
+        let (regex, input) = (&self.engines(haystack)?.search, Input::new(haystack));
+        Ok(captures(regex, &input, haystack, self.groups()))
     }
 
     /// The groups of `re.fullmatch(p, s)`.
@@ -332,6 +387,9 @@ impl Pattern {
         &self,
         haystack: &'h [u8],
     ) -> Result<Option<Captures<'h>>, NeedsPython> {
+        if self.cannot_match_at_start(haystack) {
+            return Ok(None);
+        }
         let input = Input::new(haystack).anchored(Anchored::Yes);
         Ok(captures(
             self.full(haystack)?,
