@@ -96,7 +96,12 @@ pub fn utf8_to_ucs4(bytes: &[u8], swapped: bool, units: &mut [[u8; 4]]) -> Resul
         }
         let wide: &mut [[u8; 4]; ASCII_RUN] =
             (&mut units[at..at + ASCII_RUN]).try_into().expect("a run");
-        *wide = run.map(|byte| encode(u32::from(byte), swapped));
+        // The byte order outside the map, so that the run widens as one shuffle.
+        *wide = if swapped {
+            run.map(|byte| u32::from(byte).swap_bytes().to_ne_bytes())
+        } else {
+            run.map(|byte| u32::from(byte).to_ne_bytes())
+        };
         at += ASCII_RUN;
     }
     while at < fits && bytes[at].is_ascii() {
