@@ -2,7 +2,8 @@
 //! regex `findall` and `split`): in Arrow's list layout, one 1-D StringDType array of
 //! every element's items and int64 offsets (element `i`'s items are
 //! `parts[offsets[i]:offsets[i + 1]]`), or an object array of Python lists; and `join`,
-//! which puts lists of the first form back together. The element loops run with the
+//! which puts lists of the first form back together; and pandas' `partition` as an object
+//! array of tuples, made the same way as the lists. The element loops run with the
 //! GIL released and put each element's list into a [`sink::ListSink`]: [`flat`] builds
 //! the first form, [`objects`] the second (its `str` objects made afterwards, with no
 //! lock held, as are the lists of the regex elements that only Python's `re` answers).
@@ -10,6 +11,8 @@
 mod flat;
 mod objects;
 mod sink;
+
+use std::ops::Range;
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -124,6 +127,19 @@ fn split_all<L: ListSink>(
     maxsplit: i64,
     right: bool,
 ) -> PyResult<()> {
+    cut_all(lists, state, elements, |s, pieces| {
+        split(s, at, maxsplit, right, tables(), pieces)
+    })
+}
+
+/// Puts the pieces that `cut(s, pieces)` appends (byte ranges of `s`) for each string `s`
+/// of `elements` into `lists`, a missing value that is not a string as a missing list.
+fn cut_all<L: ListSink>(
+    lists: &mut L,
+    state: &DescrState,
+    elements: &Elements,
+    mut cut: impl FnMut(&[u8], &mut Vec<Range<usize>>),
+) -> PyResult<()> {
     let lists_rule = missing::rule(&state.na, ops::LISTS, "");
     let arena = state.arena.read();
     let mut pieces = Vec::new();
@@ -133,7 +149,7 @@ fn split_all<L: ListSink>(
             continue;
         };
         pieces.clear();
-        split(s, at, maxsplit, right, tables(), &mut pieces);
+        cut(s, &mut pieces);
         lists.push_pieces(s, &pieces)?;
         lists.end_element()?;
     }
@@ -166,29 +182,21 @@ pub fn _partition_objects<'py>(
     let state = descr.state();
     let mut lists = TextLists::with_rows(elements.len())?;
     py.detach(|| {
-        let lists_rule = missing::rule(&state.na, ops::LISTS, "");
-        let arena = state.arena.read();
-        for view in elements.views() {
-            let Some(s) = lists_rule.operand(&view, &arena)? else {
-                lists.push_missing()?;
-                continue;
-            };
+        cut_all(&mut lists, state, &elements, |s, pieces| {
             let parts = if right {
                 sep.rpartition(s)
             } else {
                 sep.partition(s)
             };
-            lists.push_pieces(s, &part_ranges(parts))?;
-            lists.end_element()?;
-        }
-        Ok::<_, PyErr>(())
+            pieces.extend(part_ranges(parts));
+        })
     })?;
     lists.into_objects(py, &shape, &na, RowObject::Tuple, Vec::new())
 }
 
 /// The byte ranges of `parts` in the string they were cut from.
 #[inline]
-fn part_ranges(parts: Parts<'_>) -> [std::ops::Range<usize>; 3] {
+fn part_ranges(parts: Parts<'_>) -> [Range<usize>; 3] {
     let head = parts.head.len();
     let tail = head + parts.sep.len();
     [0..head, head..tail, tail..tail + parts.tail.len()]

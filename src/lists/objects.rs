@@ -4,7 +4,6 @@
 use std::ops::Range;
 
 use pyo3::prelude::*;
-use pyo3::types::PyTuple;
 
 use super::sink::{out_of_memory, Answers, ListSink};
 use crate::element::{decode, decode_ascii};
@@ -165,23 +164,30 @@ fn row_object<'py, 'a, T: 'a>(
 ) -> PyResult<Bound<'py, PyAny>> {
     match row {
         RowObject::List(group) => grouped_list(py, items, group, ascii, bytes),
-        RowObject::Tuple => {
-            // SAFETY: PyTuple_New returns a new tuple of `len` empty slots, or null;
-            // dropped before every slot is set, it skips the empty ones.
-            let tuple = unsafe {
-                Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(items.len() as isize))
-            }?;
-            for (k, item) in items.iter().enumerate() {
-                let value = new_str(py, bytes(item), ascii)?;
-                // SAFETY: slot `k` of the new tuple (one per item) is empty, and nothing
-                // else has seen the tuple; it takes the reference.
-                unsafe {
-                    pyo3::ffi::PyTuple_SET_ITEM(tuple.as_ptr(), k as isize, value.into_ptr())
-                };
-            }
-            Ok(tuple)
-        }
+        RowObject::Tuple => str_tuple(py, items, ascii, &bytes),
     }
+}
+
+/// A Python tuple of a `str` (`ascii`: known to be ASCII) or `None` for the bytes
+/// `bytes(x)` of each of `items`.
+#[inline(always)]
+fn str_tuple<'py, 'a, T: 'a>(
+    py: Python<'py>,
+    items: &'a [T],
+    ascii: bool,
+    bytes: &impl Fn(&'a T) -> Option<&'a [u8]>,
+) -> PyResult<Bound<'py, PyAny>> {
+    // SAFETY: PyTuple_New returns a new tuple of `len` empty slots, or null; dropped
+    // before every slot is set, it skips the empty ones.
+    let tuple =
+        unsafe { Bound::from_owned_ptr_or_err(py, pyo3::ffi::PyTuple_New(items.len() as isize)) }?;
+    for (k, item) in items.iter().enumerate() {
+        let value = new_str(py, bytes(item), ascii)?;
+        // SAFETY: slot `k` of the new tuple (one per item) is empty, and nothing else has
+        // seen the tuple; it takes the reference.
+        unsafe { pyo3::ffi::PyTuple_SET_ITEM(tuple.as_ptr(), k as isize, value.into_ptr()) };
+    }
+    Ok(tuple)
 }
 
 /// A Python list of a `str` (`ascii`: known to be ASCII) or `None` for the bytes
@@ -199,12 +205,9 @@ fn grouped_list<'py, 'a, T: 'a>(
         let tuples = items.chunks(group);
         let list = new_list(py, tuples.len())?;
         for (k, chunk) in tuples.enumerate() {
-            let members = chunk
-                .iter()
-                .map(|item| new_str(py, bytes(item), ascii))
-                .collect::<PyResult<Vec<_>>>()?;
+            let tuple = str_tuple(py, chunk, ascii, &bytes)?;
             // SAFETY: slot `k` of the new list (one per chunk) is empty.
-            unsafe { set_list_item(&list, k, PyTuple::new(py, members)?.into_any()) };
+            unsafe { set_list_item(&list, k, tuple) };
         }
         return Ok(list);
     }
