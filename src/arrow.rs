@@ -309,7 +309,10 @@ fn parse_options<'py>(
 /// dictionary of one of them, from any object with ``__arrow_c_array__`` or
 /// ``__arrow_c_stream__`` (pyarrow Array and ChunkedArray, polars Series, pandas Series,
 /// ``to_arrow``'s result) into a new 1-D array of ``StringDType(na_object=...,
-/// coerce=...)``. String bytes are copied once, without Python objects. Nulls become
+/// coerce=...)``, without Python objects. Strings of up to 12 bytes are copied into the
+/// elements; a data buffer that is mostly long strings is kept and read in place (the
+/// Arrow array is released when the last array reading it goes), else its long strings
+/// are copied once. Nulls become
 /// ``na_object``; without one they are a ``ValueError``. Invalid UTF-8 raises
 /// ``UnicodeDecodeError``, a type other than strings ``TypeError``.
 #[pyfunction]
@@ -322,6 +325,7 @@ pub fn from_arrow<'py>(
     obj: &Bound<'py, PyAny>,
     options: Option<&Bound<'py, PyDict>>,
 ) -> PyResult<Bound<'py, PyAny>> {
+    stringdtype_core::arrow::release_kept();
     let (na, coerce) = parse_options(options)?;
     let descr = descr::new_descr(py, na.as_ref(), coerce)?;
     // SAFETY: `new_descr` returns a new reference.

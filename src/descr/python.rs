@@ -74,6 +74,9 @@ pub unsafe extern "C" fn descr_dealloc(obj: *mut PyObject) {
         if (*descr).ready {
             (*descr).ready = false;
             (*descr).state.assume_init_drop();
+            // Imported Arrow arrays whose buffers the arena adopted are released here,
+            // holding the GIL and no lock of the package (see `release_kept`).
+            stringdtype_core::arrow::release_kept();
         }
         ffi::Py_XDECREF((*descr).na_object);
         (*descr).na_object = ptr::null_mut();

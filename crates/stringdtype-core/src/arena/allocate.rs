@@ -116,7 +116,15 @@ impl Arena {
         if self.is_part() {
             return self.push_part_chunk(size, kind);
         }
-        let buf = Arc::new(ChunkBuf::new(size)?);
+        self.push_buf(ChunkBuf::new(size)?, kind)
+    }
+
+    /// Adds `buf` as a chunk of `kind` (not to a part's arena), published in the
+    /// registry under the arena's current range.
+    pub(super) fn push_buf(&mut self, buf: ChunkBuf, kind: Kind) -> Result<u32> {
+        debug_assert!(!self.is_part());
+        let size = buf.len();
+        let buf = Arc::new(buf);
         let local = match self.pop_free_local() {
             Some(local) => local,
             None => {

@@ -3,7 +3,7 @@
 
 use std::alloc::{self, Layout};
 use std::ptr::NonNull;
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use crate::error::{Error, Result};
 use crate::fork::Session;
@@ -21,11 +21,19 @@ pub const MAX_CHUNK: usize = 16 * 1024 * 1024;
 /// Most bytes of freed chunks kept for reuse, process-wide.
 pub const POOL_LIMIT: usize = 128 * 1024 * 1024;
 
+/// What keeps the bytes of an adopted chunk ([`ChunkBuf::adopt`]) alive and unchanged:
+/// dropped with the last reference to the chunk.
+pub type Keeper = Arc<dyn Send + Sync>;
+
 /// One immovable, initialised allocation (zeroed when new, or a reused chunk that still
-/// holds the bytes of the arena that had it before).
+/// holds the bytes of the arena that had it before), or bytes of someone else's that a
+/// keeper holds (an imported Arrow buffer): those are only read.
 pub struct ChunkBuf {
     ptr: NonNull<u8>,
     len: usize,
+    /// `Some` for adopted bytes (boxed: a thin pointer keeps every chunk's `Arc` in the
+    /// allocator's 48-byte class, which a small array's one chunk pays for).
+    keeper: Option<Box<Keeper>>,
 }
 
 // SAFETY: a ChunkBuf is a plain owned byte buffer; the arena only writes bytes that no
@@ -82,13 +90,41 @@ impl ChunkBuf {
             })
         });
         if let Some(ptr) = reused.flatten() {
-            return Ok(ChunkBuf { ptr, len });
+            return Ok(ChunkBuf {
+                ptr,
+                len,
+                keeper: None,
+            });
         }
         let layout = Layout::from_size_align(len, 16).map_err(|_| Error::OutOfMemory(len))?;
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(Error::OutOfMemory(len))?;
-        Ok(ChunkBuf { ptr, len })
+        Ok(ChunkBuf {
+            ptr,
+            len,
+            keeper: None,
+        })
+    }
+
+    /// A chunk over `bytes`, which `keeper` keeps alive: the arena reads them and never
+    /// writes them; they are let go of (the keeper dropped) with the last reference to
+    /// the chunk, nothing is freed or pooled.
+    ///
+    /// # Safety
+    /// `bytes` must stay valid, and unchanged, for as long as `keeper` lives (the Arrow C
+    /// data interface's promise for an imported array's buffers until its release).
+    pub unsafe fn adopt(bytes: &[u8], keeper: Keeper) -> ChunkBuf {
+        ChunkBuf {
+            ptr: NonNull::from(bytes).cast(),
+            len: bytes.len(),
+            keeper: Some(Box::new(keeper)),
+        }
+    }
+
+    /// Whether the bytes are adopted ([`ChunkBuf::adopt`]): never written.
+    pub fn is_adopted(&self) -> bool {
+        self.keeper.is_some()
     }
 
     /// A chunk of no bytes (the place of a freed one); allocates nothing.
@@ -96,6 +132,7 @@ impl ChunkBuf {
         ChunkBuf {
             ptr: NonNull::dangling(),
             len: 0,
+            keeper: None,
         }
     }
 
@@ -132,6 +169,8 @@ impl ChunkBuf {
     /// the returned one is, and no other thread may read them.
     #[allow(clippy::mut_from_ref)] // the bytes are behind a pointer, not in `self`
     pub(super) unsafe fn slice_mut(&self, start: usize, len: usize) -> &mut [u8] {
+        // Adopted bytes are never written (packed chunks are filled once, fresh).
+        debug_assert!(self.keeper.is_none(), "no write to adopted bytes");
         let end = start.checked_add(len);
         assert!(
             end.is_some_and(|end| end <= self.len),
@@ -148,6 +187,8 @@ impl ChunkBuf {
     /// No reference to the bytes `start..start + data.len()` may be alive, and no other
     /// thread may read them: they must belong to a block that is being handed out.
     pub(super) unsafe fn write(&self, start: usize, data: &[u8]) {
+        // Adopted bytes are never written (packed chunks are filled once, fresh).
+        debug_assert!(self.keeper.is_none(), "no write to adopted bytes");
         let end = start.checked_add(data.len());
         assert!(
             end.is_some_and(|end| end <= self.len),
@@ -162,7 +203,8 @@ impl ChunkBuf {
 
 impl Drop for ChunkBuf {
     fn drop(&mut self) {
-        if self.len == 0 {
+        if self.len == 0 || self.keeper.is_some() {
+            // Adopted bytes are the keeper's: dropping it (with `self`) lets go of them.
             return;
         }
         let (len, ptr) = (self.len, self.ptr);

@@ -535,6 +535,8 @@ impl Arena {
 }
 
 #[cfg(test)]
+mod adopt_tests;
+#[cfg(test)]
 mod growth_tests;
 #[cfg(test)]
 mod tests;

@@ -10,14 +10,18 @@
 //! strings already stored are released again. The imported structs are taken by value
 //! and so released exactly once, whatever happens.
 
+use std::sync::Arc;
+
+use super::adopt::{adopt, adopt_buffers, unadopt_on_error};
 use super::buffers::{is_valid, IntKind, RawArray};
 use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
+use super::kept::Kept;
 use super::strings::{
     dictionary_entries, invalid_utf8, is_char_boundary, DictionaryKeys, OffsetStrings, Strings,
     ValueLayout, ViewStrings,
 };
-use crate::arena::Arena;
+use crate::arena::{Arena, Packed};
 use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// The string types this module imports.
@@ -80,7 +84,18 @@ pub fn import_array_into(
     allow_na: bool,
 ) -> Result<(), ArrowError> {
     let string_type = parse_schema(&schema)?;
-    import_typed_into(string_type, &array, out, arena, allow_na)
+    let kept = Arc::new(Kept::new(array));
+    let imported = import_typed_into(string_type, &kept, out, arena, allow_na);
+    release_unless_adopted(kept);
+    imported
+}
+
+/// Releases `kept` now unless a chunk adopted its buffers (then the last chunk to go
+/// hands it to [`super::kept::release_kept`]).
+fn release_unless_adopted(kept: Arc<Kept>) {
+    if let Ok(kept) = Arc::try_unwrap(kept) {
+        drop(kept.into_array());
+    }
 }
 
 /// Imports an array whose type is already known (the arrays of a stream).
@@ -92,17 +107,20 @@ pub(crate) fn import_typed(
 ) -> Result<Vec<View>, ArrowError> {
     let length = RawArray::new(&array, "array")?.length;
     let mut out = vec![View::EMPTY; length];
-    import_typed_into(string_type, &array, &mut out, arena, allow_na)?;
-    Ok(out)
+    let kept = Arc::new(Kept::new(array));
+    let imported = import_typed_into(string_type, &kept, &mut out, arena, allow_na);
+    release_unless_adopted(kept);
+    imported.map(|()| out)
 }
 
 fn import_typed_into(
     string_type: StringType,
-    array: &ArrowArray,
+    kept: &Arc<Kept>,
     out: &mut [View],
     arena: &mut Arena,
     allow_na: bool,
 ) -> Result<(), ArrowError> {
+    let array = kept.array();
     let raw = RawArray::new(array, "array")?;
     if raw.length != out.len() {
         return Err(ArrowError::Malformed(format!(
@@ -117,8 +135,8 @@ fn import_typed_into(
     match string_type {
         // One `fill` per layout, so that each element's read is inlined into its loop.
         StringType::Plain(layout) => match Strings::new(&raw, layout)? {
-            Strings::Offsets(strings) => fill_offsets(out, arena, allow_na, &strings),
-            Strings::Views(strings) => fill_views(out, arena, allow_na, &strings),
+            Strings::Offsets(strings) => fill_offsets(out, arena, allow_na, &strings, kept),
+            Strings::Views(strings) => fill_views(out, arena, allow_na, &strings, kept),
         },
         StringType::Dictionary { keys, values } => {
             let dictionary = array
@@ -163,6 +181,7 @@ fn fill_views(
     arena: &mut Arena,
     allow_na: bool,
     strings: &ViewStrings<'_>,
+    kept: &Arc<Kept>,
 ) -> Result<(), ArrowError> {
     let views = || strings.views.chunks_exact(16).enumerate();
     let long_bytes = views()
@@ -170,44 +189,100 @@ fn fill_views(
         .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
         .filter(|&len| len > MAX_INLINE_LEN)
         .fold(0usize, usize::saturating_add);
-    let mut packed = arena.packed(long_bytes);
-    let mut fill = || {
-        for (slot, (index, view)) in out.iter_mut().zip(views()) {
-            if !is_valid(strings.validity, index) {
-                if !allow_na {
-                    return Err((index, ArrowError::UnexpectedNull { index }));
+    // The long strings' bytes by data buffer: with one buffer, all of them (a view naming
+    // another buffer is an error below); else counted in a second pass, unless they are
+    // too few to be worth adopting whatever buffers hold them (the views buffer alone
+    // pins more than twice their bytes).
+    let mut by_buffer = vec![0usize; strings.data.len()];
+    match &mut by_buffer[..] {
+        [] => {}
+        [only] => *only = long_bytes,
+        _ if long_bytes.saturating_mul(2) < strings.views.len() => {}
+        by_buffer => {
+            for (index, view) in views() {
+                let word = |at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
+                let len = word(0) as usize;
+                if len > MAX_INLINE_LEN && is_valid(strings.validity, index) {
+                    if let Some(bytes) = by_buffer.get_mut(word(8) as usize) {
+                        *bytes = bytes.saturating_add(len);
+                    }
                 }
-                *slot = View::NA;
-                continue;
-            }
-            let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
-            let len = view as u32 as usize;
-            let at = |error| (index, error);
-            if len <= MAX_INLINE_LEN {
-                // Bytes past the string must be zero in a view of ours; Arrow does not say.
-                let kept = if len == MAX_INLINE_LEN {
-                    view
-                } else {
-                    view & ((1u128 << (32 + 8 * len)) - 1)
-                };
-                let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
-                if !ascii {
-                    strings.get(index).map_err(at)?; // the full check, for its error
-                }
-                *slot = View::from_u128(kept);
-            } else {
-                let bytes = strings.get(index).map_err(at)?;
-                let bytes = bytes
-                    .ok_or(ArrowError::UnexpectedNull { index })
-                    .map_err(at)?;
-                let stored = packed.store(bytes);
-                *slot = stored.map_err(|error| at(ArrowError::Element { index, error }))?;
             }
         }
-        Ok(())
+    }
+    let adopted = adopt_buffers(arena, kept, &strings.data, &by_buffer, strings.views.len());
+    let kept_bytes: usize = (by_buffer.iter().zip(&adopted))
+        .filter(|(_, adopted)| adopted.is_some())
+        .map(|(bytes, _)| bytes)
+        .fold(0, |sum, &bytes| sum.saturating_add(bytes));
+    let copied = long_bytes.saturating_sub(kept_bytes);
+    let any_adopted = adopted.iter().any(Option::is_some);
+    let mut packed = arena.packed(copied);
+    // Two loops: one that adopts buffers, and the copying one as it was.
+    let filled = if any_adopted {
+        fill_views_loop::<true>(out, &mut packed, allow_na, strings, &adopted)
+    } else {
+        fill_views_loop::<false>(out, &mut packed, allow_na, strings, &adopted)
     };
-    let filled = fill();
-    release_on_error(out, arena, filled)
+    let released = release_on_error(out, arena, filled);
+    unadopt_on_error(arena, &adopted, released)
+}
+
+/// The element loop of [`fill_views`]: long strings of the `adopted` buffers get views
+/// into their chunks when `ADOPT`, the others are stored by `packed`. An error comes with
+/// the number of elements written before it.
+#[inline(always)]
+fn fill_views_loop<const ADOPT: bool>(
+    out: &mut [View],
+    packed: &mut Packed<'_>,
+    allow_na: bool,
+    strings: &ViewStrings<'_>,
+    adopted: &[Option<u32>],
+) -> Result<(), (usize, ArrowError)> {
+    let views = strings.views.chunks_exact(16).enumerate();
+    for (slot, (index, view)) in out.iter_mut().zip(views) {
+        if !is_valid(strings.validity, index) {
+            if !allow_na {
+                return Err((index, ArrowError::UnexpectedNull { index }));
+            }
+            *slot = View::NA;
+            continue;
+        }
+        let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
+        let len = view as u32 as usize;
+        let at = |error| (index, error);
+        if len <= MAX_INLINE_LEN {
+            // Bytes past the string must be zero in a view of ours; Arrow does not say.
+            let kept = if len == MAX_INLINE_LEN {
+                view
+            } else {
+                view & ((1u128 << (32 + 8 * len)) - 1)
+            };
+            let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
+            if !ascii {
+                strings.get(index).map_err(at)?; // the full check, for its error
+            }
+            *slot = View::from_u128(kept);
+        } else {
+            let bytes = strings.get(index).map_err(at)?;
+            let bytes = bytes
+                .ok_or(ArrowError::UnexpectedNull { index })
+                .map_err(at)?;
+            let (buffer, offset) = ((view >> 64) as u32 as usize, (view >> 96) as u32);
+            let local = if ADOPT {
+                adopted.get(buffer).copied().flatten()
+            } else {
+                None
+            };
+            *slot = match local {
+                Some(local) => (packed.arena().adopted_view(local, offset as usize, bytes))
+                    .ok_or(at(ArrowError::BadView { index }))?,
+                None => (packed.store(bytes))
+                    .map_err(|error| at(ArrowError::Element { index, error }))?,
+            };
+        }
+    }
+    Ok(())
 }
 
 /// Releases the `index` elements of `out` written before an error at `index`, and
@@ -234,17 +309,21 @@ fn fill_offsets(
     arena: &mut Arena,
     allow_na: bool,
     strings: &OffsetStrings<'_>,
+    kept: &Arc<Kept>,
 ) -> Result<(), ArrowError> {
     let (bytes, kind) = strings.offsets.raw();
+    let mut adopted = None;
+    let kept = (kept, &mut adopted);
     let filled = match kind {
-        IntKind::I32 => fill_offsets_of::<4>(out, arena, allow_na, strings, bytes, |b| {
+        IntKind::I32 => fill_offsets_of::<4>(out, arena, allow_na, strings, bytes, kept, |b| {
             i32::from_ne_bytes(b.try_into().expect("4 bytes")).into()
         }),
-        _ => fill_offsets_of::<8>(out, arena, allow_na, strings, bytes, |b| {
+        _ => fill_offsets_of::<8>(out, arena, allow_na, strings, bytes, kept, |b| {
             i64::from_ne_bytes(b.try_into().expect("8 bytes"))
         }),
     };
-    release_on_error(out, arena, filled)
+    let released = release_on_error(out, arena, filled);
+    unadopt_on_error(arena, &[adopted], released)
 }
 
 /// [`fill_offsets`] with `W`-byte offsets; an error comes with the number of elements
@@ -256,6 +335,7 @@ fn fill_offsets_of<const W: usize>(
     allow_na: bool,
     strings: &OffsetStrings<'_>,
     offsets: &[u8],
+    (kept, adopted_out): (&Arc<Kept>, &mut Option<u32>),
     read: impl Fn(&[u8]) -> i64,
 ) -> Result<(), (usize, ArrowError)> {
     let data = strings.data;
@@ -273,7 +353,16 @@ fn fill_offsets_of<const W: usize>(
             && is_valid(strings.validity, index);
         long_bytes = long_bytes.wrapping_add(if long { len as usize } else { 0 });
     }
-    let mut packed = arena.packed(long_bytes.min(data.len()));
+    // The data buffer up to the last string is adopted whole (bytes before the first
+    // string included: they stay alive with it), or the long strings are copied.
+    let extra = offsets.len() + strings.validity.map_or(0, |_| out.len().div_ceil(8));
+    let adopted = adopt(arena, kept, data, long_bytes, extra);
+    *adopted_out = adopted;
+    let mut packed = arena.packed(if adopted.is_some() {
+        0
+    } else {
+        long_bytes.min(data.len())
+    });
     let mut start = read(&offsets[..W]);
     for (index, (slot, end)) in out.iter_mut().zip(ends()).enumerate() {
         let (from, to) = (start, end);
@@ -307,6 +396,9 @@ fn fill_offsets_of<const W: usize>(
         let len = to - from;
         *slot = if len <= MAX_INLINE_LEN {
             View::from_u128(inline_bits(data, from, len))
+        } else if let Some(local) = adopted {
+            let view = packed.arena().adopted_view(local, from, &data[from..to]);
+            view.ok_or((index, ArrowError::BadView { index }))?
         } else {
             let stored = packed.store(&data[from..to]);
             stored.map_err(|error| (index, ArrowError::Element { index, error }))?

@@ -11,11 +11,13 @@
 //! Arrow buffers are native-endian and views little-endian, so this module assumes a
 //! little-endian target, as NumPy's and Arrow's wheels do in practice.
 
+mod adopt;
 mod buffers;
 mod error;
 mod export;
 pub mod ffi;
 mod import;
+mod kept;
 mod shared;
 mod stream;
 mod strings;
@@ -24,6 +26,7 @@ pub use error::ArrowError;
 pub use export::{export_array, export_schema, export_views};
 pub use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema};
 pub use import::{check_schema, import_array, import_array_into};
+pub use kept::{kept_waiting, release_kept};
 pub use shared::SharedArray;
 pub use stream::ArrowStreamReader;
 
