@@ -16,13 +16,14 @@ use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyCapsule, PyDict};
 use stringdtype_core::arrow::{
-    check_schema, export_schema, export_views, import_array_into, ArrowArray, ArrowArrayStream,
-    ArrowError, ArrowSchema, ArrowStreamReader, SharedArray,
+    check_schema, export_schema, export_views, import_array_into, is_utf8, utf8_pieces, ArrowArray,
+    ArrowArrayStream, ArrowError, ArrowSchema, ArrowStreamReader, SharedArray,
 };
 use stringdtype_core::{Arena, View};
 
 use crate::descr::{self, StringDescr};
 use crate::error::{CoreResultExt, ToPyErr};
+use crate::loops::pool;
 use crate::ndarray::{array_from_views, install, new_array, Elements, Views};
 
 const SCHEMA_CAPSULE: &CStr = c"arrow_schema";
@@ -192,6 +193,28 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
 }
 
 // ------------------------------------------------------------------------------ import
+
+/// Whether `data` (an imported data buffer of at least `SPLIT_FROM` bytes) is UTF-8,
+/// validated in pieces on the thread pool: the one pass over every byte of an import of
+/// long strings, which one thread reads at a fraction of the memory's bandwidth.
+pub(crate) fn validate_on_pool(data: &[u8]) -> bool {
+    let threads = pool::threads();
+    if threads < 2 {
+        return is_utf8(data);
+    }
+    let mut pieces: Vec<(&[u8], bool)> = utf8_pieces(data, threads * 2)
+        .into_iter()
+        .map(|piece| (piece, false))
+        .collect();
+    let results = pool::on_pool(threads, &mut pieces, &|_, (piece, valid)| {
+        *valid = is_utf8(piece);
+        Ok(())
+    });
+    match results {
+        Some(results) => results.iter().all(Result::is_ok) && pieces.iter().all(|p| p.1),
+        None => is_utf8(data),
+    }
+}
 
 /// Where `from_arrow` reads from.
 enum Source {

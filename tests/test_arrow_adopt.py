@@ -276,3 +276,33 @@ def test_copied_strings_of_several_buffers_fill_few_chunks(rng):
     # Copied end to end into one packed chunk (not a chunk per string or per buffer).
     assert info["chunks"] == 1
     assert info["arena_capacity"] == long_bytes
+
+
+@pytest.mark.parametrize("type_", TYPES, ids=str)
+def test_invalid_utf8_anywhere_in_a_large_buffer(type_):
+    # Buffers of 1 MiB or more are validated in pieces on the thread pool: a bad byte
+    # at the start, at the end, or next to where the pieces are cut is found, and
+    # a valid multi-byte character across a cut is not an error.
+    values = [("é€😀" * 6 + "abc")[: 10 + i % 20] * 3 for i in range(40_000)]
+    data_len = sum(len(v.encode()) for v in values)
+    assert data_len > 2**20
+    assert from_arrow(pa.array(values).cast(type_)).tolist() == values
+    for where in [0, 1, len(values) // 4, len(values) // 3, len(values) // 2, len(values) - 1]:
+        bad = list(values)
+        encoded = bad[where].encode()
+        raw = [v.encode() for v in bad]
+        raw[where] = encoded[:-1] + b"\xff"
+        offsets = np.cumsum([0] + [len(r) for r in raw]).astype(np.int32)
+        source = pa.Array.from_buffers(
+            pa.string(), len(raw), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(raw))]
+        )
+        if type_ != pa.string():
+            source = pa.Array.from_buffers(
+                pa.large_string(),
+                len(raw),
+                [None, pa.py_buffer(offsets.astype(np.int64)), pa.py_buffer(b"".join(raw))],
+            )
+            if type_ == pa.string_view():
+                source = source.cast(pa.string_view(), safe=False)
+        with pytest.raises(UnicodeDecodeError, match=f"element {where} "):
+            from_arrow(source)

@@ -21,6 +21,7 @@ mod kept;
 mod shared;
 mod stream;
 mod strings;
+mod validate;
 
 pub use error::ArrowError;
 pub use export::{export_array, export_schema, export_views};
@@ -29,6 +30,7 @@ pub use import::{check_schema, import_array, import_array_into};
 pub use kept::{kept_waiting, release_kept};
 pub use shared::SharedArray;
 pub use stream::ArrowStreamReader;
+pub use validate::{is_utf8, set_buffer_validator, utf8_pieces, SPLIT_FROM};
 
 #[cfg(test)]
 mod testing;

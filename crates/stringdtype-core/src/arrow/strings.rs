@@ -4,6 +4,7 @@
 
 use super::buffers::{is_valid, IntBuffer, IntKind, RawArray, Validity};
 use super::error::ArrowError;
+use super::validate::buffer_is_utf8;
 use crate::view::{MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// How the string values of an array are laid out.
@@ -83,9 +84,7 @@ impl<'a> OffsetStrings<'a> {
         }
         let data = raw.buffer(2, end as usize)?;
         let start = start as usize;
-        let valid_from = simdutf8::basic::from_utf8(&data[start..])
-            .is_ok()
-            .then_some(start);
+        let valid_from = buffer_is_utf8(&data[start..]).then_some(start);
         Ok(OffsetStrings {
             validity,
             offsets,
@@ -162,10 +161,7 @@ impl<'a> ViewStrings<'a> {
             .collect::<Result<_, _>>()?;
         let views = &raw.buffer_of(1, raw.end(), 16)?[raw.offset * 16..];
         let data: Vec<&'a [u8]> = data;
-        let valid = data
-            .iter()
-            .map(|d| simdutf8::basic::from_utf8(d).is_ok())
-            .collect();
+        let valid = data.iter().map(|d| buffer_is_utf8(d)).collect();
         Ok(ViewStrings {
             validity: raw.validity()?,
             views,
