@@ -194,25 +194,55 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
 
 // ------------------------------------------------------------------------------ import
 
-/// Whether `data` (an imported data buffer of at least `SPLIT_FROM` bytes) is UTF-8,
-/// validated in pieces on the thread pool: the one pass over every byte of an import of
-/// long strings, which one thread reads at a fraction of the memory's bandwidth.
-pub(crate) fn validate_on_pool(data: &[u8]) -> bool {
+/// A piece of an imported data buffer, with the buffer's index.
+type Piece<'a> = (usize, &'a [u8]);
+
+/// Whether each of `buffers` (imported data buffers of at least `SPLIT_FROM` bytes in
+/// all) is UTF-8, validated on the thread pool: the one pass over every byte of an import
+/// of long strings, which one thread reads at a fraction of the memory's bandwidth. The
+/// buffers are cut into pieces of about an even share of the bytes (a large buffer into
+/// several, cut where a character starts), and each worker takes a run of pieces.
+pub(crate) fn validate_on_pool(buffers: &[&[u8]], valid: &mut [bool]) {
     let threads = pool::threads();
-    if threads < 2 {
-        return is_utf8(data);
-    }
-    let mut pieces: Vec<(&[u8], bool)> = utf8_pieces(data, threads * 2)
-        .into_iter()
-        .map(|piece| (piece, false))
+    let total: usize = buffers.iter().map(|data| data.len()).sum();
+    let share = total.div_ceil(threads * 2).max(1);
+    // (buffer, piece) in order, then runs of about `share` bytes each.
+    let pieces: Vec<Piece<'_>> = (buffers.iter().enumerate())
+        .flat_map(|(i, data)| {
+            let parts = data.len().div_ceil(share).max(1);
+            utf8_pieces(data, parts)
+                .into_iter()
+                .map(move |piece| (i, piece))
+        })
         .collect();
-    let results = pool::on_pool(threads, &mut pieces, &|_, (piece, valid)| {
-        *valid = is_utf8(piece);
-        Ok(())
-    });
-    match results {
-        Some(results) => results.iter().all(Result::is_ok) && pieces.iter().all(|p| p.1),
-        None => is_utf8(data),
+    let mut runs: Vec<(&[Piece<'_>], Vec<bool>)> = Vec::new();
+    let (mut from, mut bytes) = (0, 0);
+    for (k, (_, piece)) in pieces.iter().enumerate() {
+        bytes += piece.len();
+        if bytes >= share || k + 1 == pieces.len() {
+            runs.push((&pieces[from..=k], Vec::new()));
+            (from, bytes) = (k + 1, 0);
+        }
+    }
+    let results = (threads >= 2)
+        .then(|| {
+            pool::on_pool(threads, &mut runs, &|_, (run, answers)| {
+                *answers = run.iter().map(|(_, piece)| is_utf8(piece)).collect();
+                Ok(())
+            })
+        })
+        .flatten();
+    if !results.is_some_and(|results| results.iter().all(Result::is_ok)) {
+        for (data, valid) in buffers.iter().zip(valid.iter_mut()) {
+            *valid = is_utf8(data);
+        }
+        return;
+    }
+    valid.fill(true);
+    for (run, answers) in &runs {
+        for (&(i, _), &answer) in run.iter().zip(answers) {
+            valid[i] &= answer;
+        }
     }
 }
 

@@ -306,3 +306,24 @@ def test_invalid_utf8_anywhere_in_a_large_buffer(type_):
                 source = source.cast(pa.string_view(), safe=False)
         with pytest.raises(UnicodeDecodeError, match=f"element {where} "):
             from_arrow(source)
+
+
+def test_invalid_utf8_in_one_of_many_view_buffers():
+    # Many data buffers of 1 MiB or more in all are validated on the pool, in runs of
+    # buffers: the bad one is found and named by its element.
+    good = [("é€😀" * 8)[: 13 + i % 20] for i in range(3000)]
+    raw = [v.encode() for v in good]
+    raw[1234] = raw[1234][:-1] + b"\xff"
+    offsets = np.cumsum([0] + [len(r) for r in raw]).astype(np.int64)
+    bad = pa.Array.from_buffers(
+        pa.large_string(), len(raw), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(raw))]
+    ).cast(pa.string_view(), safe=False)
+    parts = [pa.array(good, type=pa.string_view()) for _ in range(12)]
+    for at in [0, 5, 12]:
+        joined = pa.concat_arrays([*parts[:at], bad, *parts[at:]])
+        assert len(joined.buffers()) > 10
+        assert sum(b.size for b in joined.buffers()[2:-1]) > 2**20
+        with pytest.raises(UnicodeDecodeError, match=f"element {at * len(good) + 1234} "):
+            from_arrow(joined)
+    joined = pa.concat_arrays(parts)
+    assert from_arrow(joined).tolist() == good * 12

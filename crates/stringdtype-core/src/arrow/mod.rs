@@ -30,7 +30,7 @@ pub use import::{check_schema, import_array, import_array_into};
 pub use kept::{kept_waiting, release_kept};
 pub use shared::SharedArray;
 pub use stream::ArrowStreamReader;
-pub use validate::{is_utf8, set_buffer_validator, utf8_pieces, SPLIT_FROM};
+pub use validate::{is_utf8, set_buffer_validator, utf8_pieces, Validator, SPLIT_FROM};
 
 #[cfg(test)]
 mod testing;

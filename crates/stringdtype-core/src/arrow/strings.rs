@@ -4,7 +4,7 @@
 
 use super::buffers::{is_valid, IntBuffer, IntKind, RawArray, Validity};
 use super::error::ArrowError;
-use super::validate::buffer_is_utf8;
+use super::validate::{buffer_is_utf8, buffers_are_utf8};
 use crate::view::{MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// How the string values of an array are laid out.
@@ -161,7 +161,7 @@ impl<'a> ViewStrings<'a> {
             .collect::<Result<_, _>>()?;
         let views = &raw.buffer_of(1, raw.end(), 16)?[raw.offset * 16..];
         let data: Vec<&'a [u8]> = data;
-        let valid = data.iter().map(|d| buffer_is_utf8(d)).collect();
+        let valid = buffers_are_utf8(&data);
         Ok(ViewStrings {
             validity: raw.validity()?,
             views,

@@ -5,23 +5,41 @@
 
 use std::sync::OnceLock;
 
-/// Buffers of at least this many bytes go to the validator that was set.
+/// Buffers of at least this many bytes in all go to the validator that was set.
 pub const SPLIT_FROM: usize = 1 << 20;
 
-static VALIDATOR: OnceLock<fn(&[u8]) -> bool> = OnceLock::new();
+/// Sets `valid[i]` to whether `buffers[i]` is UTF-8, for every `i`.
+pub type Validator = fn(buffers: &[&[u8]], valid: &mut [bool]);
 
-/// Sets the function that validates buffers of [`SPLIT_FROM`] bytes or more (once; later
-/// calls are ignored). It must answer exactly what [`is_utf8`] answers.
-pub fn set_buffer_validator(validate: fn(&[u8]) -> bool) {
+static VALIDATOR: OnceLock<Validator> = OnceLock::new();
+
+/// Sets the function that validates buffers of [`SPLIT_FROM`] bytes or more in all (once;
+/// later calls are ignored). It must answer exactly what [`is_utf8`] answers.
+pub fn set_buffer_validator(validate: Validator) {
     let _ = VALIDATOR.set(validate);
+}
+
+/// Whether each of `buffers` is UTF-8 as a whole.
+pub(super) fn buffers_are_utf8(buffers: &[&[u8]]) -> Vec<bool> {
+    let mut valid = vec![false; buffers.len()];
+    let total = buffers
+        .iter()
+        .map(|data| data.len())
+        .fold(0, usize::saturating_add);
+    match VALIDATOR.get() {
+        Some(validate) if total >= SPLIT_FROM => validate(buffers, &mut valid),
+        _ => {
+            for (data, valid) in buffers.iter().zip(&mut valid) {
+                *valid = is_utf8(data);
+            }
+        }
+    }
+    valid
 }
 
 /// Whether `data` is UTF-8 as a whole.
 pub(super) fn buffer_is_utf8(data: &[u8]) -> bool {
-    match VALIDATOR.get() {
-        Some(validate) if data.len() >= SPLIT_FROM => validate(data),
-        _ => is_utf8(data),
-    }
+    buffers_are_utf8(&[data])[0]
 }
 
 /// Whether `data` is UTF-8, on the calling thread.
