@@ -204,6 +204,14 @@ type Piece<'a> = (usize, &'a [u8]);
 /// several, cut where a character starts), and each worker takes a run of pieces.
 pub(crate) fn validate_on_pool(buffers: &[&[u8]], valid: &mut [bool]) {
     let threads = pool::threads();
+    let sequential = |valid: &mut [bool]| {
+        for (data, valid) in buffers.iter().zip(valid.iter_mut()) {
+            *valid = is_utf8(data);
+        }
+    };
+    if threads < 2 {
+        return sequential(valid);
+    }
     let total: usize = buffers.iter().map(|data| data.len()).sum();
     let share = total.div_ceil(threads * 2).max(1);
     // (buffer, piece) in order, then runs of about `share` bytes each.
@@ -224,19 +232,13 @@ pub(crate) fn validate_on_pool(buffers: &[&[u8]], valid: &mut [bool]) {
             (from, bytes) = (k + 1, 0);
         }
     }
-    let results = (threads >= 2)
-        .then(|| {
-            pool::on_pool(threads, &mut runs, &|_, (run, answers)| {
-                *answers = run.iter().map(|(_, piece)| is_utf8(piece)).collect();
-                Ok(())
-            })
-        })
-        .flatten();
+    let results = pool::on_pool(threads, &mut runs, &|_, (run, answers)| {
+        *answers = run.iter().map(|(_, piece)| is_utf8(piece)).collect();
+        Ok(())
+    });
     if !results.is_some_and(|results| results.iter().all(Result::is_ok)) {
-        for (data, valid) in buffers.iter().zip(valid.iter_mut()) {
-            *valid = is_utf8(data);
-        }
-        return;
+        // The workers could not start (or one panicked): on this thread.
+        return sequential(valid);
     }
     valid.fill(true);
     for (run, answers) in &runs {
