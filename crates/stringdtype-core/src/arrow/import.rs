@@ -18,9 +18,10 @@ use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
 use super::kept::Kept;
 use super::strings::{
-    dictionary_entries, invalid_utf8, is_char_boundary, DictionaryKeys, OffsetStrings, Strings,
-    ValueLayout, ViewStrings,
+    dictionary_entries, invalid_utf8, DictionaryKeys, OffsetStrings, Strings, ValueLayout,
+    ViewStrings,
 };
+use super::validate::is_char_boundary;
 use crate::arena::{Arena, Packed};
 use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
@@ -242,8 +243,8 @@ fn fill_views_loop<const ADOPT: bool>(
     let views = strings.views.chunks_exact(16).enumerate();
     // As in `fill_offsets_of`: the strings of adopted buffers, 128 bytes long on average,
     // are prefetched a few views ahead.
-    let long_bytes: usize = strings.data.iter().map(|data| data.len()).sum();
-    let far_apart = ADOPT && long_bytes / out.len().max(1) >= 128;
+    let data_bytes: usize = strings.data.iter().map(|data| data.len()).sum();
+    let far_apart = ADOPT && data_bytes / out.len().max(1) >= 128;
     for (slot, (index, view)) in out.iter_mut().zip(views) {
         if far_apart {
             let ahead = (index + PREFETCH_AHEAD) * 16;
@@ -325,6 +326,7 @@ fn fill_offsets(
     kept: &Arc<Kept>,
 ) -> Result<(), ArrowError> {
     let (bytes, kind) = strings.offsets.raw();
+    // The chunk that `fill_offsets_of` adopted, if any, to let go of after an error.
     let mut adopted = None;
     let kept = (kept, &mut adopted);
     let filled = match kind {

@@ -4,7 +4,7 @@
 
 use super::buffers::{is_valid, IntBuffer, IntKind, RawArray, Validity};
 use super::error::ArrowError;
-use super::validate::{buffer_is_utf8, buffers_are_utf8};
+use super::validate::{buffer_is_utf8, buffers_are_utf8, is_char_boundary};
 use crate::view::{MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// How the string values of an array are laid out.
@@ -121,13 +121,6 @@ impl<'a> OffsetStrings<'a> {
         }
         Ok(Some(bytes))
     }
-}
-
-/// Whether a character may start at `at` (or `at` is the end) in UTF-8 bytes.
-#[inline]
-pub(super) fn is_char_boundary(data: &[u8], at: usize) -> bool {
-    // Continuation bytes are 0b10xx_xxxx, that is -64..-1 as i8.
-    data.get(at).is_none_or(|&b| (b as i8) >= -0x40)
 }
 
 /// `string_view`: buffers [validity, views, data..., variadic sizes].

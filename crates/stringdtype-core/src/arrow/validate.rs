@@ -42,6 +42,13 @@ pub(super) fn buffer_is_utf8(data: &[u8]) -> bool {
     buffers_are_utf8(&[data])[0]
 }
 
+/// Whether a character may start at `at` (or `at` is the end) in UTF-8 bytes.
+#[inline]
+pub(super) fn is_char_boundary(data: &[u8], at: usize) -> bool {
+    // Continuation bytes are 0b10xx_xxxx, that is -64..-1 as i8.
+    data.get(at).is_none_or(|&b| (b as i8) >= -0x40)
+}
+
 /// Whether `data` is UTF-8, on the calling thread.
 pub fn is_utf8(data: &[u8]) -> bool {
     simdutf8::basic::from_utf8(data).is_ok()
@@ -57,7 +64,7 @@ pub fn utf8_pieces(data: &[u8], parts: usize) -> Vec<&[u8]> {
     let mut start = 0;
     let mut at = size;
     while at < data.len() {
-        let cut = (at..(at + 4).min(data.len())).find(|&i| (data[i] as i8) >= -0x40);
+        let cut = (at..(at + 4).min(data.len())).find(|&i| is_char_boundary(data, i));
         if let Some(cut) = cut {
             pieces.push(&data[start..cut]);
             start = cut;
