@@ -1,6 +1,8 @@
 """Memory accounting (``memory_usage``, ``memory_info``) and the arena's promises:
 short strings take no arena space, overwriting stays bounded, copies compact."""
 
+import os
+
 import numpy as np
 import pytest
 from conftest import FLAVORS, package_only, random_strings, stringdtype, utf8_len
@@ -144,3 +146,33 @@ def test_views_share_the_base_arena(flavor):
     view[0] = "w" * 100
     assert arr[0] == "w" * 100
     assert check_consistent(arr)["string_bytes"] == 100 * 100
+
+
+def vma_flags(address):
+    """The ``VmFlags`` of the mapping of this process that holds ``address``."""
+    flags, inside = None, False
+    with open("/proc/self/smaps") as smaps:
+        for line in smaps:
+            head = line.split(" ", 1)[0]
+            if "-" in head and not head.endswith(":"):
+                start, end = (int(x, 16) for x in head.split("-"))
+                inside = start <= address < end
+            elif inside and head == "VmFlags:":
+                flags = line.split()[1:]
+    return flags
+
+
+@pytest.mark.skipif(
+    not os.path.exists("/sys/kernel/mm/transparent_hugepage/enabled"),
+    reason="transparent huge pages are a Linux feature",
+)
+def test_large_chunks_ask_for_huge_pages():
+    """Chunks of 4 MiB or more are advised for transparent huge pages (as NumPy does for
+    its large arrays), so that filling them takes one page fault per 2 MiB."""
+    pa = pytest.importorskip("pyarrow")
+    a = np.array(["x" * 1000] * 40_000, dtype=stringdtype.StringDType())
+    buffers = pa.array(stringdtype.to_arrow(a)).buffers()
+    largest = max((b for b in buffers[2:] if b is not None), key=lambda b: b.size)
+    assert largest.size >= 8 * 2**20
+    flags = vma_flags(largest.address + largest.size // 2)
+    assert flags is not None and "hg" in flags, flags

@@ -100,6 +100,7 @@ impl ChunkBuf {
         // SAFETY: `layout` has a non-zero size.
         let ptr = unsafe { alloc::alloc_zeroed(layout) };
         let ptr = NonNull::new(ptr).ok_or(Error::OutOfMemory(len))?;
+        advise_huge_pages(ptr.as_ptr(), len);
         Ok(ChunkBuf {
             ptr,
             len,
@@ -225,3 +226,30 @@ impl Drop for ChunkBuf {
         unsafe { alloc::dealloc(self.ptr.as_ptr(), layout) };
     }
 }
+
+/// Size from which a new chunk asks for transparent huge pages.
+const HUGE_PAGES_FROM: usize = 4 * 1024 * 1024;
+
+/// Asks the kernel to back the 2 MiB-aligned interior of a new chunk of at least
+/// [`HUGE_PAGES_FROM`] bytes with huge pages.
+#[cfg(target_os = "linux")]
+fn advise_huge_pages(ptr: *mut u8, len: usize) {
+    const HUGE: usize = 2 * 1024 * 1024;
+    const MADV_HUGEPAGE: i32 = 14;
+    extern "C" {
+        fn madvise(addr: *mut std::ffi::c_void, len: usize, advice: i32) -> i32;
+    }
+    if len < HUGE_PAGES_FROM {
+        return;
+    }
+    let start = (ptr as usize).next_multiple_of(HUGE);
+    let end = (ptr as usize + len) / HUGE * HUGE;
+    if end > start {
+        // SAFETY: the range lies inside the allocation just made; the advice changes no
+        // byte, only how the kernel backs the pages (a failure is harmless).
+        unsafe { madvise(start as *mut std::ffi::c_void, end - start, MADV_HUGEPAGE) };
+    }
+}
+
+#[cfg(not(target_os = "linux"))]
+fn advise_huge_pages(_ptr: *mut u8, _len: usize) {}
