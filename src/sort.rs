@@ -31,7 +31,7 @@ fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> Py
 /// merges them stably (ties from the earlier part first), so a stable sort gives one
 /// thread's order exactly; an unstable one gives the same strings in the same order
 /// (equal strings may trade places, which no string comparison can see).
-fn sort_by_view<T: Copy + Send>(
+fn sort_by_view<T: Copy + Send + Sync>(
     items: &mut [T],
     view: impl Fn(&T) -> &View + Sync,
     arena: &Arena,
@@ -78,9 +78,10 @@ fn sort_part<T>(
 }
 
 /// Sorts one contiguous part of `items` per thread on the pool, then merges the sorted
-/// parts pairwise into a scratch buffer and back. `None` when nothing was done (the
-/// pool or the scratch buffer could not be had): the caller sorts on its own thread.
-fn sort_in_parts<T: Copy + Send>(
+/// parts pairwise, each merge cut into pieces of about equal output that the pool's
+/// threads merge at once. `None` when nothing was done (the pool or the scratch buffer
+/// could not be had): the caller sorts on its own thread.
+fn sort_in_parts<T: Copy + Send + Sync>(
     items: &mut [T],
     threads: usize,
     view: &(impl Fn(&T) -> &View + Sync),
@@ -89,10 +90,9 @@ fn sort_in_parts<T: Copy + Send>(
     stable: bool,
 ) -> Option<PyResult<()>> {
     let n = items.len();
-    // Both merge buffers first: once the parts are sorted, nothing is left to fail.
-    let (mut from, mut to): (Vec<T>, Vec<T>) = (Vec::new(), Vec::new());
-    from.try_reserve_exact(n).ok()?;
-    to.try_reserve_exact(n).ok()?;
+    // The merge buffer first: once the parts are sorted, nothing is left to fail.
+    let mut scratch: Vec<T> = Vec::new();
+    scratch.try_reserve_exact(n).ok()?;
     let width = n.div_ceil(threads).max(1);
     let mut parts: Vec<&mut [T]> = items.chunks_mut(width).collect();
     let results = pool::on_pool(threads, &mut parts, &|_, part| {
@@ -101,49 +101,159 @@ fn sort_in_parts<T: Copy + Send>(
     if let Some(failed) = results.into_iter().find(Result::is_err) {
         return Some(failed);
     }
+    let order = |x: &T, y: &T| consistent_order(arena, state, view(x), view(y));
+    // The passes alternate between `items` and `scratch` and the last one writes
+    // `items`: after an odd number of them the runs start in `scratch`.
+    let (mut passes, mut w) = (0, width);
+    while w < n {
+        passes += 1;
+        w = w.saturating_mul(2);
+    }
+    scratch.extend_from_slice(items);
+    let mut in_scratch = passes % 2 == 1;
+    let mut width = width;
     let mut error = None;
-    let mut less = |x: &T, y: &T| match consistent_order(arena, state, view(x), view(y)) {
+    while width < n {
+        let (from, to) = if in_scratch {
+            (&scratch[..], &mut *items)
+        } else {
+            (&items[..], &mut scratch[..])
+        };
+        if let Err(err) = merge_pass(from, to, width, threads, &order) {
+            error.get_or_insert(err);
+        }
+        in_scratch = !in_scratch;
+        width = width.saturating_mul(2);
+    }
+    debug_assert!(!in_scratch, "the last pass wrote `items`");
+    Some(error.map_or(Ok(()), Err))
+}
+
+/// What one thread merges in a pass of [`merge_pass`]: two sorted pieces of a pair of
+/// runs, into the place of their elements in the merged pair.
+struct MergePiece<'a, T> {
+    left: &'a [T],
+    right: &'a [T],
+    out: &'a mut [T],
+}
+
+/// Merges the sorted runs of `width` elements of `from` pairwise into `to` (as long),
+/// stably: on a tie the element of the earlier run goes first. Each pair's merge is cut
+/// by output position into pieces that `threads` threads merge at once, each piece's
+/// start found by a binary search over both runs ([`co_rank`]); the pieces cover each
+/// pair exactly whatever `order` answers, so `to` is always a permutation of `from`.
+/// The first comparison error is returned after the pass.
+fn merge_pass<T: Copy + Send + Sync>(
+    from: &[T],
+    to: &mut [T],
+    width: usize,
+    threads: usize,
+    order: &(dyn Fn(&T, &T) -> PyResult<Ordering> + Sync),
+) -> PyResult<()> {
+    let pair_len = width.saturating_mul(2);
+    let per_pair = threads.div_ceil(from.len().div_ceil(pair_len)).max(1);
+    let mut error = None;
+    let mut less = less_noting_errors(order, &mut error);
+    let mut pieces = Vec::new();
+    let mut rest = to;
+    for pair in from.chunks(pair_len) {
+        let (left, right) = pair.split_at(width.min(pair.len()));
+        let (mut i0, mut k0) = (0, 0);
+        for q in 1..=per_pair {
+            let k1 = pair.len() * q / per_pair;
+            // Clamped so that the pieces tile the pair even for an inconsistent order
+            // (a consistent one is never clamped).
+            let i1 = co_rank(left, right, k1, &mut less).clamp(i0, i0 + (k1 - k0));
+            let (out, tail) = std::mem::take(&mut rest).split_at_mut(k1 - k0);
+            rest = tail;
+            pieces.push(MergePiece {
+                left: &left[i0..i1],
+                right: &right[k0 - i0..k1 - i1],
+                out,
+            });
+            (i0, k0) = (i1, k1);
+        }
+    }
+    drop(less);
+    let merge = |piece: &mut MergePiece<T>| {
+        let mut error = None;
+        merge_into(
+            piece.left,
+            piece.right,
+            piece.out,
+            &mut less_noting_errors(order, &mut error),
+        );
+        error.map_or(Ok(()), Err)
+    };
+    let results = if pieces.len() > 1 {
+        pool::on_pool(threads, &mut pieces, &|_, piece| merge(piece))
+    } else {
+        None
+    };
+    let results = results.unwrap_or_else(|| pieces.iter_mut().map(merge).collect());
+    let failed = results.into_iter().find_map(Result::err);
+    match error.or(failed) {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
+}
+
+/// `order` as "sorts before", noting its first error in `error` (and answering `false`).
+fn less_noting_errors<'a, T>(
+    order: &'a (dyn Fn(&T, &T) -> PyResult<Ordering> + Sync),
+    error: &'a mut Option<PyErr>,
+) -> impl FnMut(&T, &T) -> bool + 'a {
+    move |x, y| match order(x, y) {
         Ok(ordering) => ordering == Ordering::Less,
         Err(err) => {
             error.get_or_insert(err);
             false
         }
-    };
-    from.extend_from_slice(items);
-    let mut width = width;
-    while width < n {
-        to.clear();
-        merge_runs(&from, &mut to, width, &mut less);
-        std::mem::swap(&mut from, &mut to);
-        width = width.saturating_mul(2);
     }
-    items.copy_from_slice(&from);
-    Some(error.map_or(Ok(()), Err))
 }
 
-/// Merges the sorted runs of `width` elements of `from` pairwise into `to` (which has
-/// room for them all), stably: on a tie the element of the earlier run goes first.
-fn merge_runs<T: Copy>(
-    from: &[T],
-    to: &mut Vec<T>,
-    width: usize,
+/// How many elements of `left` are among the first `k` of the stable merge of `left`
+/// and `right` (ties from `left` first): the least `i` for which `right[k - i - 1]`
+/// sorts before `left[i]`, by a binary search of `log2(min(k, len))` comparisons.
+fn co_rank<T>(left: &[T], right: &[T], k: usize, less: &mut impl FnMut(&T, &T) -> bool) -> usize {
+    let (mut lo, mut hi) = (k.saturating_sub(right.len()), k.min(left.len()));
+    while lo < hi {
+        let i = lo + (hi - lo) / 2;
+        // lo <= i < hi, so left[i] exists and 1 <= k - i <= right.len().
+        if less(&right[k - i - 1], &left[i]) {
+            hi = i;
+        } else {
+            lo = i + 1;
+        }
+    }
+    lo
+}
+
+/// Merges the sorted `left` and `right` into `out` (as long as both), stably: on a tie
+/// the element of `left` goes first.
+fn merge_into<T: Copy>(
+    left: &[T],
+    right: &[T],
+    out: &mut [T],
     less: &mut impl FnMut(&T, &T) -> bool,
 ) {
-    for pair in from.chunks(width.saturating_mul(2)) {
-        let (left, right) = pair.split_at(width.min(pair.len()));
-        let (mut i, mut j) = (0, 0);
-        while i < left.len() && j < right.len() {
-            if less(&right[j], &left[i]) {
-                to.push(right[j]);
-                j += 1;
-            } else {
-                to.push(left[i]);
-                i += 1;
-            }
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while i < left.len() && j < right.len() {
+        if less(&right[j], &left[i]) {
+            out[k] = right[j];
+            j += 1;
+        } else {
+            out[k] = left[i];
+            i += 1;
         }
-        to.extend_from_slice(&left[i..]);
-        to.extend_from_slice(&right[j..]);
+        k += 1;
     }
+    let rest = if i < left.len() {
+        &left[i..]
+    } else {
+        &right[j..]
+    };
+    out[k..].copy_from_slice(rest);
 }
 
 /// `PyArray_SortFunc`: sorts `num` contiguous elements at `start` of `array`'s dtype.

@@ -478,3 +478,37 @@ def test_a_sort_on_two_threads_of_an_uneven_size_and_of_each_row():
     rows = np.array(va[: 2 * (N // 2)], dtype=StringDType()).reshape(2, -1)
     for row, got in zip(rows, np.sort(rows, axis=1)):
         np.testing.assert_array_equal(got, np.sort(row))
+
+
+def orders(seed):
+    """Inputs whose merges cut at every kind of place: ties across the parts, one value
+    only, already sorted, reversed, and parts that do not overlap or interleave."""
+    rng = random.Random(seed)
+    few = random_strings(rng, 20)
+    ties = [rng.choice(few) for _ in range(N)]
+    va = values(seed)
+    halves = sorted(va[: N // 2]) + sorted(va[N // 2 :])
+    return {
+        "ties": ties,
+        "one value": ["the same string, long"] * N,
+        "sorted": sorted(va),
+        "reversed": sorted(va, reverse=True),
+        "sorted halves": halves,
+        "sorted halves swapped": halves[N // 2 :] + halves[: N // 2],
+    }
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4, 7])
+def test_sorts_merged_in_pieces_on_many_threads_keep_python_order(threads):
+    """Each merge is cut into pieces that threads merge at once: for any number of
+    threads and any input, argsort gives Python's stable order and sort ``sorted``."""
+    _core._set_pool_threads(threads)
+    for name, va in orders(threads).items():
+        a = np.array(va, dtype=StringDType())
+        # The package's argsort (NumPy's default kind) is stable; kind="stable" is
+        # NumPy's own sort over the compare slot, the reference here.
+        stable = sorted(range(len(va)), key=va.__getitem__)
+        assert np.argsort(a).tolist() == stable, name
+        assert np.argsort(a, kind="stable").tolist() == stable, name
+        np.testing.assert_array_equal(np.sort(a), np.array(sorted(va), dtype=StringDType()))
+        assert np.unique(a).tolist() == sorted(set(va)), name
