@@ -9,7 +9,7 @@ use pyo3::exceptions::PyValueError;
 use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
-use stringdtype_core::{kernels, Arena, ArenaLock, View};
+use stringdtype_core::{kernels, Arena, ArenaLock, View, MAX_INLINE_LEN};
 
 use crate::descr::{na_equal, StringDescr};
 use crate::error::CoreResultExt;
@@ -138,6 +138,18 @@ pub unsafe fn set_element(
             converted.as_ref().map(|text| text.to_str()).transpose()?
         }
     };
+    // An inline string or a missing value over an element that names no block needs no
+    // arena: written without the lock (see `write_unlocked`).
+    if bytes.is_none_or(|bytes| bytes.len() <= MAX_INLINE_LEN) {
+        let view = match bytes {
+            Some(bytes) => View::try_inline(bytes.as_bytes()),
+            None => Some(View::NA),
+        };
+        // SAFETY: `dst` is an element (forwarded contract); `py` is held throughout.
+        if view.is_some_and(|view| unsafe { write_unlocked(descr, dst, view) }) {
+            return Ok(());
+        }
+    }
     // The GIL (`py`) is held until the guard is dropped: no fork session needed.
     let mut arena = descr.arena().write_holding_gil();
     // SAFETY (both arms): `dst` is an element (forwarded contract).
@@ -149,6 +161,26 @@ pub unsafe fn set_element(
         None => unsafe { replace_element(&mut arena, dst, View::NA) },
     }
     Ok(())
+}
+
+/// Writes the inline string or missing value `view` to the element at `dst` without the
+/// arena's lock, as the per-call path's copy does (src/casts/inline.rs), when the element
+/// names no block and no loop holds the arena (the GIL, which the caller holds
+/// throughout, keeps one from starting: docs/design.md, "The per-call path"); `false`
+/// (nothing written) otherwise.
+///
+/// # Safety
+/// `dst` must be an element of an array whose descriptor is `descr`, and the caller
+/// must hold the GIL.
+#[inline]
+unsafe fn write_unlocked(descr: StringDescr<'_>, dst: *mut u8, view: View) -> bool {
+    // SAFETY (both): `dst` is an element, which no other thread reads or writes while the
+    // arena counts no holder and this one holds the GIL.
+    if descr.arena().may_write_unlocked() && unsafe { read_view(dst) }.location().is_none() {
+        unsafe { write_view(dst, view) };
+        return true;
+    }
+    false
 }
 
 /// Writes `view` to the element at `dst` and releases the string it held.

@@ -14,8 +14,10 @@ from conftest import (
     both,
     is_nan,
     normalize,
+    package_only,
     random_string,
     random_strings,
+    stringdtype,
 )
 
 
@@ -239,3 +241,24 @@ def test_0d_setitem(flavor):
     arr[...] = "third"
     assert arr.item() == "third"
     both(lambda cls: np.array("x", dtype=flavor.dtype(cls))[()])
+
+
+@package_only
+@pytest.mark.parametrize("old", ["", "twelve bytes", "thirteen byte", "a long string " * 4, "na"])
+@pytest.mark.parametrize("new", ["", "twelve bytes", "thirteen byte", "ünï", "na"])
+def test_setitem_over_every_kind_releases_what_it_replaces(flavor, old, new):
+    """An inline string or missing value is written without the arena when the element
+    names no block; over a long string it goes through the arena, which frees the old
+    string: the arena's live string bytes always match the array's long strings."""
+    if "na" in (old, new) and not flavor.has_na:
+        pytest.skip("no na_object")
+    as_value = {"na": flavor.na_object}.get
+    old, new = as_value(old, old), as_value(new, new)
+    arr = np.array([old, "neighbour that is long enough", old], dtype=flavor.dtype())
+    arr[0] = new
+    arr[2:] = np.array([new], dtype=object)
+    for element, value in zip(arr.tolist(), [new, "neighbour that is long enough", new]):
+        assert same_element(element, value)
+    longs = [new, "neighbour that is long enough", new]
+    expected = sum(len(v.encode()) for v in longs if isinstance(v, str) and len(v.encode()) > 12)
+    assert stringdtype.memory_info(arr)["string_bytes"] == expected

@@ -380,7 +380,14 @@ def reader(seed):
         b[r.permutation(2000)] = a[start:start + 2000]
         seen.update(b.tolist())
         assert np.count_nonzero(a[start:start + 300]) == 300
-jobs = [(taker, 1), (taker, 2), (reader, 3)]
+def setter(seed):
+    r = np.random.default_rng(seed)
+    k = 0
+    while time.time() < stop:
+        for i in r.integers(0, n, 200):
+            a[int(i)] = ['bb', 'a' * 6 + 'b'][k % 2]
+        k += 1
+jobs = [(taker, 1), (taker, 2), (reader, 3), (setter, 4)]
 threads = [threading.Thread(target=f, args=(s,)) for f, s in jobs]
 threads.append(threading.Thread(target=writer))
 for th in threads:
