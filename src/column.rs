@@ -14,24 +14,27 @@ use crate::error::CoreResultExt;
 use crate::missing::has_na;
 use crate::ndarray::{array_from_views, int64_vector, numpy_array, Elements};
 
-/// _factorize(array)
+/// _factorize(array, na_sentinel=True)
 /// --
 ///
 /// ``(codes, uniques)`` of the elements of ``array`` in C order: ``uniques`` a new 1-D
 /// array of ``array``'s dtype holding each distinct string once, in order of first
-/// appearance, and ``codes`` int64, each element's index into ``uniques``, -1 for a
-/// missing value (whatever the ``na_object``).
+/// appearance, and ``codes`` int64, each element's index into ``uniques``; a missing
+/// value (whatever the ``na_object``) gets -1, or with ``na_sentinel=False`` is one
+/// more distinct value, the dtype's missing value in ``uniques`` at its first appearance.
 #[pyfunction]
+#[pyo3(signature = (array, na_sentinel=true))]
 pub fn _factorize<'py>(
     py: Python<'py>,
     array: &Bound<'py, PyAny>,
+    na_sentinel: bool,
 ) -> PyResult<Bound<'py, PyTuple>> {
     let descr = StringDescr::of_ndarray(array, "factorize")?;
     let elements = Elements::of(array, descr);
     let state = descr.state();
     let factorized = py.detach(|| {
         let source = state.arena.read();
-        factorize(elements.views(), &source)
+        factorize(elements.views(), &source, na_sentinel)
     });
     let factorized = factorized.py()?;
     let codes = numpy_array(py, "int64", &factorized.codes)?;

@@ -182,6 +182,30 @@ def test_unique_factorize_value_counts():
         assert result.index.astype(object).tolist() == expected.index.astype(object).tolist()
 
 
+@pytest.mark.parametrize(
+    "values",
+    [
+        [None, "b", "a string longer than 12", "b", None, "ß"],
+        ["b", "c", None, "a", "b", np.nan, "a string longer than 12"],
+        ["x", "a string longer than 12", "x"],
+        [None, np.nan, None],
+        [],
+    ],
+    ids=["first", "middle", "none", "all", "empty"],
+)
+def test_factorize_without_sentinel_places_missing_values_where_they_first_appear(values):
+    # Missing values are one more distinct value, in order of first appearance.
+    rng = np.random.default_rng(len(values))
+    values = values + [values[i] for i in rng.integers(0, len(values), 50)] if values else []
+    codes, uniques = ours(values).factorize(use_na_sentinel=False)
+    expected_codes, expected_uniques = reference(values).factorize(use_na_sentinel=False)
+    assert codes.tolist() == expected_codes.tolist()
+    assert pd.isna(uniques).tolist() == pd.isna(expected_uniques).tolist()
+    assert uniques.astype(object).tolist() == expected_uniques.astype(object).tolist()
+    unique = pd.unique(ours(values))
+    assert pd.isna(unique).tolist() == pd.isna(pd.unique(reference(values))).tolist()
+
+
 def test_groupby_keys():
     frame = pd.DataFrame({"k": ours(), "v": range(len(WORDS))})
     expected_frame = pd.DataFrame({"k": reference(), "v": range(len(WORDS))})

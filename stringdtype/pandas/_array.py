@@ -375,18 +375,10 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
     # ---- hashing: factorize, unique, value_counts, isin --------------------------------
 
     def factorize(self, use_na_sentinel=True):
-        # One pass in Rust (hash maps over the views; missing values get -1), whose
-        # missing values are put back in their place in order of appearance below.
-        codes, uniques = _factorize(self._ndarray)
-        codes = codes.astype(np.intp, copy=False)
-        missing = codes < 0
-        if not use_na_sentinel and missing.any():
-            first = int(np.argmax(missing))
-            place = int(codes[:first].max(initial=-1)) + 1
-            codes[codes >= place] += 1
-            codes[missing] = place
-            uniques = np.insert(uniques, place, np.array(np.nan, dtype=BACKING))
-        return codes, type(self)(uniques)
+        # One pass in Rust (hash maps over the views): missing values get -1, or
+        # without the sentinel are one more value in its place of first appearance.
+        codes, uniques = _factorize(self._ndarray, use_na_sentinel)
+        return codes.astype(np.intp, copy=False), type(self)(uniques)
 
     def unique(self):
         return self.factorize(use_na_sentinel=False)[1]

@@ -25,8 +25,15 @@ pub struct Factorized {
     pub arena: Arena,
 }
 
-/// Factorizes the strings of `views`, whose long strings live in `source`.
-pub fn factorize(views: impl ExactSizeIterator<Item = View>, source: &Arena) -> Result<Factorized> {
+/// Factorizes the strings of `views`, whose long strings live in `source`. Missing
+/// values get the code -1 when `na_sentinel`, else they are one more distinct value, in
+/// its place of first appearance (a missing view in `uniques`), as pandas'
+/// `factorize(use_na_sentinel=False)` orders them.
+pub fn factorize(
+    views: impl ExactSizeIterator<Item = View>,
+    source: &Arena,
+    na_sentinel: bool,
+) -> Result<Factorized> {
     let oom = |_| Error::OutOfMemory(0);
     let mut codes = Vec::new();
     codes.try_reserve_exact(views.len()).map_err(oom)?;
@@ -34,9 +41,19 @@ pub fn factorize(views: impl ExactSizeIterator<Item = View>, source: &Arena) -> 
     let mut long: HashMap<&[u8], i64, RandomState> = HashMap::default();
     let mut uniques: Vec<View> = Vec::new();
     let mut arena = Arena::new();
+    let mut na_code = None;
     for view in views {
         if view.is_na() {
-            codes.push(-1);
+            let code = match na_code {
+                _ if na_sentinel => -1,
+                Some(code) => code,
+                None => {
+                    uniques.try_reserve(1).map_err(oom)?;
+                    uniques.push(View::NA);
+                    *na_code.insert(uniques.len() as i64 - 1)
+                }
+            };
+            codes.push(code);
             continue;
         }
         let next = uniques.len() as i64;
@@ -107,7 +124,7 @@ mod tests {
             Some("abcdefghijklm"),
         ];
         let (views, source) = strings(&values);
-        let result = factorize(views.iter().copied(), &source).unwrap();
+        let result = factorize(views.iter().copied(), &source, true).unwrap();
         assert_eq!(result.codes, [0, 1, -1, 2, 0, 1, 3, 4, 2, -1, 4]);
         let got: Vec<&[u8]> = result
             .uniques
@@ -116,6 +133,28 @@ mod tests {
             .collect();
         let want = ["b", long, "", "abcdefghijkl", "abcdefghijklm"];
         assert_eq!(got, want.map(str::as_bytes));
+    }
+
+    #[test]
+    fn missing_values_as_one_more_value_in_place() {
+        let long = "a string of more than twelve bytes";
+        let values = [Some("b"), None, Some(long), Some("b"), None, Some("c")];
+        let (views, source) = strings(&values);
+        let result = factorize(views.iter().copied(), &source, false).unwrap();
+        assert_eq!(result.codes, [0, 1, 2, 0, 1, 3]);
+        assert!(result.uniques[1].is_na());
+        let got: Vec<Option<&[u8]>> = result
+            .uniques
+            .iter()
+            .map(|v| (!v.is_na()).then(|| result.arena.get(v).unwrap()))
+            .collect();
+        assert_eq!(
+            got,
+            [Some(&b"b"[..]), None, Some(long.as_bytes()), Some(b"c")]
+        );
+        let none = factorize([View::NA, View::NA].into_iter(), &source, false).unwrap();
+        assert_eq!(none.codes, [0, 0]);
+        assert_eq!(none.uniques.len(), 1);
     }
 
     #[test]
@@ -129,7 +168,7 @@ mod tests {
             .map(|s| Some(s.as_str()))
             .collect();
         let (views, source) = strings(&values);
-        let result = factorize(views.iter().copied(), &source).unwrap();
+        let result = factorize(views.iter().copied(), &source, true).unwrap();
         let want: Vec<i64> = (0..5000).chain(0..5000).collect();
         assert_eq!(result.codes, want);
         assert_eq!(result.uniques.len(), 5000);
@@ -140,7 +179,7 @@ mod tests {
 
     #[test]
     fn empty_input() {
-        let result = factorize(std::iter::empty(), &Arena::new()).unwrap();
+        let result = factorize(std::iter::empty(), &Arena::new(), true).unwrap();
         assert!(result.codes.is_empty() && result.uniques.is_empty());
     }
 }
