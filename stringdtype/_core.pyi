@@ -123,8 +123,11 @@ def _regex_lists(
     group: int = 1,
 ) -> Any: ...
 
-# pandas' factorize: int64 codes (-1 for a missing value) and the distinct strings.
-def _factorize(array: np.ndarray) -> tuple[np.ndarray, np.ndarray]: ...
+# pandas' factorize: int64 codes (-1 for a missing value, or with na_sentinel=False one
+# more value in its place) and the distinct strings.
+def _factorize(
+    array: np.ndarray, na_sentinel: bool = True
+) -> tuple[np.ndarray, np.ndarray]: ...
 
 # pandas' take: array[i] for each int64 index, -1 a missing value.
 def _take(array: np.ndarray, indices: np.ndarray) -> np.ndarray: ...
