@@ -95,6 +95,8 @@ fn sort_in_parts<T: Copy + Send + Sync>(
     scratch.try_reserve_exact(n).ok()?;
     let width = n.div_ceil(threads).max(1);
     let mut parts: Vec<&mut [T]> = items.chunks_mut(width).collect();
+    // Each pass halves the number of runs: ceil(log2(runs)) passes.
+    let passes = parts.len().next_power_of_two().trailing_zeros();
     let results = pool::on_pool(threads, &mut parts, &|_, part| {
         sort_part(part, view, arena, state, stable)
     })?;
@@ -103,12 +105,8 @@ fn sort_in_parts<T: Copy + Send + Sync>(
     }
     let order = |x: &T, y: &T| consistent_order(arena, state, view(x), view(y));
     // The passes alternate between `items` and `scratch` and the last one writes
-    // `items`: after an odd number of them the runs start in `scratch`.
-    let (mut passes, mut w) = (0, width);
-    while w < n {
-        passes += 1;
-        w = w.saturating_mul(2);
-    }
+    // `items`: after an odd number of them the runs start in `scratch` (after an even
+    // number the copy only gives `scratch` its length; the first pass writes over it).
     scratch.extend_from_slice(items);
     let mut in_scratch = passes % 2 == 1;
     let mut width = width;
@@ -192,10 +190,7 @@ fn merge_pass<T: Copy + Send + Sync>(
     };
     let results = results.unwrap_or_else(|| pieces.iter_mut().map(merge).collect());
     let failed = results.into_iter().find_map(Result::err);
-    match error.or(failed) {
-        Some(err) => Err(err),
-        None => Ok(()),
-    }
+    error.or(failed).map_or(Ok(()), Err)
 }
 
 /// `order` as "sorts before", noting its first error in `error` (and answering `false`).

@@ -45,8 +45,8 @@ pub fn factorize(
     for view in views {
         if view.is_na() {
             let code = match na_code {
-                _ if na_sentinel => -1,
                 Some(code) => code,
+                None if na_sentinel => -1,
                 None => {
                     uniques.try_reserve(1).map_err(oom)?;
                     uniques.push(View::NA);
