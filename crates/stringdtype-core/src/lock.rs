@@ -15,6 +15,7 @@
 //! ([`ArenaLock::may_read_unlocked`], [`ArenaLock::may_write_unlocked`]). See
 //! docs/design.md, "The per-call path".
 
+use std::cell::UnsafeCell;
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{OnceLock, PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
@@ -51,7 +52,11 @@ pub fn set_gil_wait(wait: fn(&dyn Fn())) {
 /// together; a loop that writes has the arena to itself. Every guard holds a [`Session`].
 #[derive(Default)]
 pub struct ArenaLock {
-    lock: RwLock<Arena>,
+    /// Guards `arena` as an `RwLock<Arena>` would; the arena sits beside it so that a
+    /// caller holding the GIL may also reach it without locking
+    /// ([`ArenaLock::read_unlocked`], [`ArenaLock::write_unlocked`]).
+    lock: RwLock<()>,
+    arena: UnsafeCell<Arena>,
     /// One word for the holders counted by [`hold`] ([`READERS`], [`WRITERS`]) and the
     /// marks of unlocked access ([`READ_UNLOCKED`], [`WRITTEN_UNLOCKED`]): every change
     /// of it is one read-modify-write, so a holder's count and an unlocked access's mark
@@ -61,16 +66,20 @@ pub struct ArenaLock {
 
 /// Shared access to a locked arena.
 pub struct ReadGuard<'a> {
+    /// The arena, shared while `_guard` is held.
+    arena: &'a Arena,
     // Fields drop in order: the lock is released before the session ends, and the
     // session before the holder's count.
-    guard: RwLockReadGuard<'a, Arena>,
+    _guard: RwLockReadGuard<'a, ()>,
     _session: Option<Session>,
     _hold: Option<Hold<'a>>,
 }
 
 /// Exclusive access to a locked arena.
 pub struct WriteGuard<'a> {
-    guard: RwLockWriteGuard<'a, Arena>,
+    /// The arena, this guard's alone while `_guard` is held.
+    arena: &'a mut Arena,
+    _guard: RwLockWriteGuard<'a, ()>,
     _session: Option<Session>,
     _hold: Option<Hold<'a>>,
 }
@@ -133,11 +142,22 @@ fn wait_for_gil(clear: &dyn Fn()) {
     }
 }
 
+// SAFETY: the arena is reached through the lock's guards, shared by readers and
+// exclusive to a writer as in an `RwLock<Arena>`, or through `read_unlocked` and
+// `write_unlocked`, whose callers keep the same rule through the GIL and the access
+// word. An `Arena` may be sent to and shared between threads.
+unsafe impl Sync for ArenaLock {}
+const _: () = {
+    const fn send_and_sync<T: Send + Sync>() {}
+    send_and_sync::<Arena>();
+};
+
 impl ArenaLock {
     /// A lock around an empty arena.
     pub const fn new() -> ArenaLock {
         ArenaLock {
-            lock: RwLock::new(Arena::new()),
+            lock: RwLock::new(()),
+            arena: UnsafeCell::new(Arena::new()),
             access: AtomicU64::new(0),
         }
     }
@@ -191,6 +211,42 @@ impl ArenaLock {
         self.marked(WRITTEN_UNLOCKED) & (READERS | WRITERS) == 0
     }
 
+    /// The arena without its lock, for reading, by a caller that holds Python's GIL
+    /// for as long as it uses the reference and saw [`ArenaLock::may_read_unlocked`]
+    /// answer `true` while holding it. No writer is then counted, and none can lock
+    /// before the caller lets the GIL go (a holder counted after the mark waits for
+    /// the GIL); a thread that holds the GIL and locks without counting never keeps a
+    /// guard past letting it go; readers that are counted only share the arena. So the
+    /// arena is shared, as under a read guard.
+    ///
+    /// # Safety
+    /// As above, and the caller's thread holds no [`WriteGuard`] of this arena (code
+    /// holding a guard never calls back into Python, where such a caller runs).
+    #[inline(always)]
+    pub unsafe fn read_unlocked(&self) -> &Arena {
+        // SAFETY: no `&mut` exists (above).
+        unsafe { &*self.arena.get() }
+    }
+
+    /// The arena without its lock, for writing, by a caller that holds Python's GIL
+    /// for as long as it uses the reference and saw [`ArenaLock::may_write_unlocked`]
+    /// answer `true` while holding it: no holder at all is counted, and none can lock
+    /// before the caller lets the GIL go (see [`ArenaLock::read_unlocked`]), so the
+    /// arena is the caller's alone, as under a write guard. Releases that other arenas
+    /// posted for this one are not applied (the next write guard applies them), and
+    /// the caller must not leave anything for a guard's settling (reads of other
+    /// arenas' chunks, releases of their views).
+    ///
+    /// # Safety
+    /// As above, and the caller's thread holds no guard of this arena and no other
+    /// reference from this function or [`ArenaLock::read_unlocked`].
+    #[inline(always)]
+    #[allow(clippy::mut_from_ref)]
+    pub unsafe fn write_unlocked(&self) -> &mut Arena {
+        // SAFETY: no other reference exists (above).
+        unsafe { &mut *self.arena.get() }
+    }
+
     /// The access word, with `mark` set in it. A mark is set by a read-modify-write, the
     /// first time only: a holder counted later finds it, one counted earlier is in the
     /// value returned. Once it is set, a plain load does: a holder counted after the load
@@ -228,8 +284,11 @@ impl ArenaLock {
 
     #[inline]
     fn read_in<'a>(&'a self, session: Option<Session>, hold: Option<Hold<'a>>) -> ReadGuard<'a> {
+        let guard = self.lock.read().unwrap_or_else(PoisonError::into_inner);
         ReadGuard {
-            guard: self.lock.read().unwrap_or_else(PoisonError::into_inner),
+            // SAFETY: the read lock is held for the guard's life: no `&mut` exists.
+            arena: unsafe { &*self.arena.get() },
+            _guard: guard,
             _session: session,
             _hold: hold,
         }
@@ -237,14 +296,17 @@ impl ArenaLock {
 
     #[inline]
     fn write_in<'a>(&'a self, session: Option<Session>, hold: Option<Hold<'a>>) -> WriteGuard<'a> {
-        let mut guard = self.lock.write().unwrap_or_else(PoisonError::into_inner);
-        guard.collect_mail();
+        let guard = self.lock.write().unwrap_or_else(PoisonError::into_inner);
+        // SAFETY: the write lock is held for the guard's life: no other reference exists.
+        let arena = unsafe { &mut *self.arena.get() };
+        arena.collect_mail();
         // Built only now, in the caller's place: a guard built first and then moved
         // (after `collect_mail` took its address) is copied in pieces whose sizes do
         // not match (the session flag is one byte, read back as part of a word), which
         // stalls the copy on every element of an item-by-item loop.
         WriteGuard {
-            guard,
+            arena,
+            _guard: guard,
             _session: session,
             _hold: hold,
         }
@@ -261,20 +323,20 @@ impl ArenaLock {
 impl Deref for ReadGuard<'_> {
     type Target = Arena;
     fn deref(&self) -> &Arena {
-        &self.guard
+        self.arena
     }
 }
 
 impl Deref for WriteGuard<'_> {
     type Target = Arena;
     fn deref(&self) -> &Arena {
-        &self.guard
+        self.arena
     }
 }
 
 impl DerefMut for WriteGuard<'_> {
     fn deref_mut(&mut self) -> &mut Arena {
-        &mut self.guard
+        self.arena
     }
 }
 
@@ -283,7 +345,7 @@ impl Drop for WriteGuard<'_> {
     fn drop(&mut self) {
         // The only moment no borrow of the arena can be alive and the caller is done:
         // let go of chunks of other arenas that reads resolved, pass on releases.
-        self.guard.settle();
+        self.arena.settle();
     }
 }
 
@@ -292,7 +354,7 @@ impl Drop for ArenaLock {
         // Dropping the arena gives its chunks back to the pool and its slot to the
         // registry, both locks of the crate.
         let _session = Session::enter();
-        let arena = std::mem::take(self.lock.get_mut().unwrap_or_else(PoisonError::into_inner));
+        let arena = std::mem::take(self.arena.get_mut());
         drop(arena);
     }
 }
