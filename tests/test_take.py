@@ -1,8 +1,10 @@
 """The per-call path of the StringDType to StringDType cast: `take`, fancy indexing, masks,
 `np.put` and assignments, which NumPy runs one element (or a short run) per cast call.
 
-Inline strings (up to 12 bytes) and missing values are copied without the arenas when the
-destination element holds no long string; everything else takes the locked path. The
+Calls of up to 16 elements copy without the arenas' locks while the destination element
+holds no long string (inline strings and missing values as their views, long strings read
+from the source's arena and stored in the destination's); everything else takes the
+locked path. The
 results are compared with NumPy's own StringDType on random strings of every kind, the
 arenas' accounting with the strings the arrays hold, and threads and fork run in
 subprocesses with a timeout.
@@ -240,6 +242,53 @@ def test_inline_over_long_in_one_short_call(rng):
         both(run)
 
 
+@package_only
+def test_a_corrupt_long_element_fails_the_take_and_keeps_the_destination():
+    """A long view that names no string, met by the per-call copy: a ValueError, the
+    destination's elements written before it kept, the failing one as it was, and the
+    destination's arena counting exactly the strings its elements hold."""
+    import ctypes
+    import struct
+
+    c = np.array(["x", "a long string in the source", "y"], dtype=StringDType())
+    raw = struct.pack("<I4sII", 100, b"abcd", 5, 0)
+    ctypes.memmove(c.ctypes.data + 2 * c.strides[0], raw, 16)
+    with pytest.raises(ValueError, match="corrupt string element"):
+        c[[1, 2]]
+    dst = np.array(["kept", "old", "also kept over twelve bytes"], dtype=StringDType())
+    with pytest.raises(ValueError, match="corrupt string element"):
+        dst[[0, 1]] = c[1:]
+    assert dst.tolist() == ["a long string in the source", "old", "also kept over twelve bytes"]
+    assert stringdtype.memory_info(dst)["string_bytes"] == sum(
+        len(v) for v in dst.tolist() if len(v) > 12
+    )
+
+
+@package_only
+def test_long_strings_taken_one_call_each_own_their_blocks(rng):
+    """Long strings (13 bytes and more, non-ASCII, embedded NUL) and missing values taken
+    by the per-call copy into a fresh array and assigned through a permutation: each
+    element a block of the destination's own, freed and reused as the destination is
+    overwritten, and nothing left when it is overwritten with inline strings."""
+    values = ["é" * 7, "a" * 13, "b\x00" * 20, "c" * 300, "d" * 12, ""]
+    a = np.array([values[rng.randrange(len(values))] for _ in range(500)], dtype=StringDType())
+    idx = np.array([rng.randrange(500) for _ in range(700)])
+    b = a[idx]
+    expected = [a[int(i)] for i in idx]
+    assert b.tolist() == expected
+    info = stringdtype.memory_info(b)
+    assert info["string_bytes"] == sum(utf8_len(v) for v in expected if utf8_len(v) > 12)
+    a[...] = "x"
+    del a
+    assert b.tolist() == expected
+    c = np.empty(700, dtype=StringDType())
+    perm = np.array(rng.sample(range(700), 700))
+    c[perm] = b
+    assert [c[int(i)] for i in perm] == expected
+    c[...] = "y"
+    assert stringdtype.memory_info(c)["string_bytes"] == 0
+
+
 THREADED_TAKES = """
 import threading, time
 from stringdtype import memory_info
@@ -402,4 +451,74 @@ print('ok')
 @package_only
 def test_no_torn_value_while_a_loop_writes():
     out = run_isolated(RACING_ONE_ELEMENT.replace("{seconds}", "3"), timeout=120)
+    assert out.strip() == "ok"
+
+
+# Long strings (and the arenas behind them) copied by the per-call path without the
+# locks while loops that run without the GIL write the same arrays: `np.add(..., out=a)`
+# rewrites the source's long strings (freeing and reusing its blocks) while threads take
+# from it, and `np.add(..., out=d)` writes a destination while another thread takes into
+# it (`np.take(a, idx, out=d)`). Every value seen must be one that was written, each
+# arena must count exactly the strings its array holds, and nothing may crash or hang.
+RACING_LONG = """
+import threading, time
+from stringdtype import memory_info
+n = 50_000
+a = np.array(['a long source string %d' % (i % 7) for i in range(n)], dtype=StringDType())
+p = np.array(['p' * 13] * n, dtype=StringDType())
+q = np.array(['q' * 20] * n, dtype=StringDType())
+d = np.empty(3000, dtype=StringDType())
+pd_, qd = p[:3000].copy(), q[:3000].copy()
+values = {'a long source string %d' % k for k in range(7)}
+values |= {'p' * 26, 'q' * 40, 'p' * 13 + 'q' * 20, 'x'}
+stop = time.time() + {seconds}
+seen = set()
+errors = []
+def writer():
+    k = 0
+    while time.time() < stop:
+        x, y = [(p, p), (q, q), (p, q)][k % 3]
+        np.add(x, y, out=a)
+        k += 1
+def taker(seed):
+    r = np.random.default_rng(seed)
+    try:
+        while time.time() < stop:
+            b = a[r.integers(0, n, 2000)]
+            vals = b.tolist()
+            seen.update(vals)
+            got = memory_info(b)['string_bytes']
+            assert got == sum(len(v) for v in vals if len(v) > 12), got
+    except Exception as exc:
+        errors.append(repr(exc))
+def into_d(seed):
+    r = np.random.default_rng(seed)
+    try:
+        while time.time() < stop:
+            d[...] = 'x'
+            np.take(a, r.integers(0, n, 3000), out=d)
+    except Exception as exc:
+        errors.append(repr(exc))
+def d_writer():
+    while time.time() < stop:
+        np.add(pd_, qd, out=d)
+threads = [threading.Thread(target=f, args=a_) for f, a_ in
+           [(writer, ()), (taker, (1,)), (taker, (2,)), (into_d, (3,)), (d_writer, ())]]
+for th in threads:
+    th.start()
+for th in threads:
+    th.join()
+assert not errors, errors[:3]
+assert seen <= values, sorted(seen - values)[:5]
+vals = d.tolist()
+assert set(vals) <= values, sorted(set(vals) - values)[:5]
+assert memory_info(d)['string_bytes'] == sum(len(v) for v in vals if len(v) > 12)
+assert memory_info(a)['string_bytes'] == sum(len(v) for v in a.tolist() if len(v) > 12)
+print('ok')
+"""
+
+
+@package_only
+def test_no_torn_arena_while_loops_write_long_strings():
+    out = run_isolated(RACING_LONG.replace("{seconds}", "3"), timeout=120)
     assert out.strip() == "ok"

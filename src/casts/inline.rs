@@ -3,14 +3,15 @@
 //! a dtype with references goes through the cast, one element at a time), so the cost of
 //! one call is what those operations pay per element.
 //!
-//! A short call first copies what needs no arena: a source element that is an inline
-//! string (or a missing value the destination keeps) over a destination element that
-//! holds no long string. Such a copy is the 16 bytes of the view and nothing else: the
-//! source's bytes are in the view itself, no arena holds anything of either element, and
-//! nothing is released. It takes no lock, no fork session and no `catch_unwind` (nothing
-//! in it can panic or fail); on x86-64 a locked instruction per element also stalled the
-//! loads of the next, random, element, which is most of what `take` cost. Everything
-//! else, from the first element that needs an arena on, goes to the locked loop
+//! A short call copies without the arenas' locks while the destination's old element
+//! holds no long string: an inline string (or a missing value the destination keeps) is
+//! the 16 bytes of the view and nothing else; a long string (or a missing value whose
+//! text the destination stores) is read from the source's arena and stored in the
+//! destination's, both reached without their locks. It takes no lock and no fork
+//! session; on x86-64 a locked instruction per element also stalled the loads of the
+//! next, random, element, and the locks and their bookkeeping were most of what `take`
+//! cost. From the first element whose old destination holds a long string (or when both
+//! operands share one arena) on, the rest of the call goes to the locked loop
 //! ([`super::strings::string_to_string_locked`]). The copy runs only on a thread that
 //! holds the GIL, and only while neither arena counts a holder that could be writing the
 //! source or touching the destination (a loop running without the GIL): such a holder
@@ -18,25 +19,27 @@
 //! ("The per-call path") for why this keeps the arena's guarantees.
 
 use std::ffi::{c_char, c_int, c_void};
+use std::ptr;
+
+use stringdtype_core::View;
 
 use crate::arenas::holds_gil;
 use crate::descr::StringDescr;
 use crate::element::{read_view, write_view};
+use crate::error::loop_guard;
 use crate::ffi::{npy_intp, PyArrayMethod_Context};
 use crate::missing;
 
-use super::strings::string_to_string_locked;
+use super::strings::{store_copy, string_to_string_locked};
 
-/// Longest call that tries the copy without an arena first. Longer calls (`copy`,
-/// `astype`, contiguous runs) are worth the locks once, and the locked loop writes a
-/// fresh destination without reading it (reading a page that was never written
-/// would fault it in twice).
+/// Longest call copied without the locks. Longer calls (`copy`, `astype`, contiguous
+/// runs) are worth the locks once, and the locked loop writes a fresh destination
+/// without reading it (reading a page that was never written would fault it in twice)
+/// and shares or gathers what it copies.
 const SHORT_CALL: npy_intp = 16;
 
-/// The cast's strided loop (NumPy's `PyArrayMethod_StridedLoop`). Decides from the first
-/// source element alone whether to try the copy without an arena, so that a call that
-/// cannot use it (a long first string) costs a handful of instructions more than the
-/// locked loop, and no stack frame.
+/// The cast's strided loop (NumPy's `PyArrayMethod_StridedLoop`): short calls try the
+/// copy without the locks, longer ones take the locked loop.
 ///
 /// # Safety
 /// Called by NumPy with the arguments of a strided loop of this cast: two operands, both
@@ -48,30 +51,21 @@ pub(super) unsafe extern "C" fn string_to_string(
     strides: *const npy_intp,
     auxdata: *mut c_void,
 ) -> c_int {
-    // SAFETY: NumPy passes two pointers, two strides and the count; the first source
-    // element is read only when there is one.
-    let candidate = unsafe {
-        let n = *dimensions;
-        (1..=SHORT_CALL).contains(&n) && {
-            let view = read_view((*data).cast::<u8>());
-            view.is_inline_string() || view.is_na()
-        }
-    };
-    // SAFETY (both): forwarded from NumPy.
-    if candidate {
-        unsafe { copy_inline_first(context, data, dimensions, strides, auxdata) }
+    // SAFETY (all): forwarded from NumPy.
+    if (1..=SHORT_CALL).contains(unsafe { &*dimensions }) {
+        unsafe { copy_unlocked_first(context, data, dimensions, strides, auxdata) }
     } else {
         unsafe { string_to_string_locked(context, data, dimensions, strides, auxdata) }
     }
 }
 
-/// Copies the elements that need no arena, up to the first one that does, and leaves the
-/// rest to the locked loop.
+/// Copies the elements that can be copied without the locks, up to the first one that
+/// cannot, and leaves the rest to the locked loop.
 ///
 /// # Safety
 /// As for [`string_to_string`].
 #[inline(never)]
-unsafe fn copy_inline_first(
+unsafe fn copy_unlocked_first(
     context: *mut PyArrayMethod_Context,
     data: *const *mut c_char,
     dimensions: *const npy_intp,
@@ -95,14 +89,24 @@ unsafe fn copy_inline_first(
         // Read once: what is decided about the view is what is written.
         // SAFETY: `from` and `to` are elements `done < n` of the loop's operands.
         let view = unsafe { read_view(from) };
-        // SAFETY: as above; NumPy keeps the descriptors alive for the call.
-        let own_copy = view.is_inline_string() || (view.is_na() && unsafe { keeps_na(context) });
         // SAFETY: as above.
-        if !own_copy || unsafe { read_view(to) }.location().is_some() {
+        if unsafe { read_view(to) }.location().is_some() {
             break;
         }
+        // SAFETY: as above; NumPy keeps the descriptors alive for the call.
+        let own_copy = view.is_inline_string() || (view.is_na() && unsafe { keeps_na(context) });
+        let copy = if own_copy {
+            view
+        } else {
+            // SAFETY: `may_copy_unlocked` answered for this call, which holds the GIL.
+            match unsafe { store_unlocked(context, view) } {
+                Stored::Copy(copy) => copy,
+                Stored::NeedsLock => break,
+                Stored::Failed => return -1,
+            }
+        };
         // SAFETY: as above.
-        unsafe { write_view(to, view) };
+        unsafe { write_view(to, copy) };
         done += 1;
     }
     if done == n {
@@ -112,7 +116,7 @@ unsafe fn copy_inline_first(
         // SAFETY: forwarded from NumPy.
         return unsafe { string_to_string_locked(context, data, dimensions, strides, auxdata) };
     }
-    // The rest, from the first element that needs an arena.
+    // The rest, from the first element that needs the locks.
     let rest = [
         src.wrapping_offset(done * src_stride).cast::<c_char>(),
         dst.wrapping_offset(done * dst_stride).cast::<c_char>(),
@@ -120,6 +124,69 @@ unsafe fn copy_inline_first(
     let count = n - done;
     // SAFETY: the remaining `count` elements of NumPy's arguments, with its strides.
     unsafe { string_to_string_locked(context, rest.as_ptr(), &count, strides, auxdata) }
+}
+
+/// What [`store_unlocked`] made of a source element.
+enum Stored {
+    /// The copy's view, its string stored in the destination's arena.
+    Copy(View),
+    /// Source and destination share an arena: the locked loop copies it.
+    NeedsLock,
+    /// The copy failed (a corrupt view, no memory); the Python error is set.
+    Failed,
+}
+
+/// Stores the copy of a source element that needs the destination's arena (a long
+/// string, or a missing value whose text the destination stores) without the locks.
+/// Kept out of the loop, whose inline copies it would make dearer.
+///
+/// # Safety
+/// `context` is the cast's context, whose two descriptors are live StringDType ones;
+/// the calling thread holds the GIL and [`may_copy_unlocked`] answered `true` for them
+/// while it did.
+#[inline(never)]
+unsafe fn store_unlocked(context: *mut PyArrayMethod_Context, view: View) -> Stored {
+    // SAFETY: forwarded contract.
+    let (src, dst) = unsafe { descriptors(context) };
+    let (source, target) = (src.arena(), dst.arena());
+    if ptr::eq(source, target) {
+        return Stored::NeedsLock;
+    }
+    let mut copy = View::EMPTY;
+    let status = loop_guard(|| {
+        // SAFETY: the GIL is held for the whole call and `may_copy_unlocked` answered
+        // `true` while it was: no holder writes the source, none touches the
+        // destination, and this thread holds no guard of either (a guard's holder never
+        // calls back into NumPy). Two distinct arenas, so the references do not alias.
+        // Nothing is left for a write guard's settling: the destination's old element
+        // names no block (nothing released), and its arena reads no other arena's chunk.
+        let (read, write) = unsafe { (source.read_unlocked(), target.write_unlocked()) };
+        copy = store_copy(view, src.state(), read, write)?;
+        Ok(())
+    });
+    if status == 0 {
+        Stored::Copy(copy)
+    } else {
+        Stored::Failed
+    }
+}
+
+/// The cast's two descriptors.
+///
+/// # Safety
+/// `context` is the cast's context, whose two descriptors are live StringDType ones.
+#[inline(always)]
+unsafe fn descriptors<'a>(
+    context: *mut PyArrayMethod_Context,
+) -> (StringDescr<'a>, StringDescr<'a>) {
+    // SAFETY: forwarded contract.
+    unsafe {
+        let descriptors = (*context).descriptors;
+        (
+            StringDescr::from_raw(*descriptors),
+            StringDescr::from_raw(*descriptors.add(1)),
+        )
+    }
 }
 
 /// Whether this call may copy without the arenas' locks: its thread holds the GIL (and
@@ -135,13 +202,7 @@ unsafe fn may_copy_unlocked(context: *mut PyArrayMethod_Context) -> bool {
         return false;
     }
     // SAFETY: forwarded contract.
-    let (src, dst) = unsafe {
-        let descriptors = (*context).descriptors;
-        (
-            StringDescr::from_raw(*descriptors),
-            StringDescr::from_raw(*descriptors.add(1)),
-        )
-    };
+    let (src, dst) = unsafe { descriptors(context) };
     src.arena().may_read_unlocked() && dst.arena().may_write_unlocked()
 }
 

@@ -182,7 +182,7 @@ fn is_own_copy(view: View, keep_na: bool) -> bool {
 /// becomes the text of the source's missing value, a long string a block of `target`
 /// holding its bytes.
 #[inline(always)]
-fn store_copy(
+pub(super) fn store_copy(
     view: View,
     src_state: &DescrState,
     source: &Arena,
