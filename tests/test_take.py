@@ -1,10 +1,10 @@
 """The per-call path of the StringDType to StringDType cast: `take`, fancy indexing, masks,
 `np.put` and assignments, which NumPy runs one element (or a short run) per cast call.
 
-Calls of up to 16 elements copy without the arenas' locks while the destination element
-holds no long string (inline strings and missing values as their views, long strings read
-from the source's arena and stored in the destination's); everything else takes the
-locked path. The
+Calls of up to 16 elements copy without the arenas' locks (inline strings and missing
+values as their views, long strings read from the source's arena and stored in the
+destination's, old long strings of the destination released there) while no loop
+without the GIL holds either arena; everything else takes the locked path. The
 results are compared with NumPy's own StringDType on random strings of every kind, the
 arenas' accounting with the strings the arrays hold, and threads and fork run in
 subprocesses with a timeout.
@@ -287,6 +287,28 @@ def test_long_strings_taken_one_call_each_own_their_blocks(rng):
     assert [c[int(i)] for i in perm] == expected
     c[...] = "y"
     assert stringdtype.memory_info(c)["string_bytes"] == 0
+
+
+@package_only
+def test_permuted_assignments_over_long_strings_reuse_their_blocks(rng):
+    """Fancy assignment of long strings over long strings, one call per element: each old
+    string is released into the destination's free lists and its block reused, so 50
+    rounds keep the arena where the first left it, with exact accounting."""
+    n = 400
+    src = np.array(["s%d" % i + "x" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
+    dst = np.array(["d%d" % i + "y" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
+    perm = np.array(rng.sample(range(n), n))
+    dst[perm] = src
+    first = stringdtype.memory_info(dst)
+    for _ in range(50):
+        perm = np.array(rng.sample(range(n), n))
+        dst[perm] = src
+        assert [dst[int(i)] for i in perm] == src.tolist()
+    info = stringdtype.memory_info(dst)
+    assert info["arena_capacity"] == first["arena_capacity"]
+    assert info["string_bytes"] == sum(utf8_len(v) for v in src.tolist())
+    dst[perm] = np.array(["short"] * n, dtype=StringDType())
+    assert stringdtype.memory_info(dst)["string_bytes"] == 0
 
 
 THREADED_TAKES = """

@@ -3,15 +3,17 @@
 //! a dtype with references goes through the cast, one element at a time), so the cost of
 //! one call is what those operations pay per element.
 //!
-//! A short call copies without the arenas' locks while the destination's old element
-//! holds no long string: an inline string (or a missing value the destination keeps) is
-//! the 16 bytes of the view and nothing else; a long string (or a missing value whose
-//! text the destination stores) is read from the source's arena and stored in the
-//! destination's, both reached without their locks. It takes no lock and no fork
-//! session; on x86-64 a locked instruction per element also stalled the loads of the
-//! next, random, element, and the locks and their bookkeeping were most of what `take`
-//! cost. From the first element whose old destination holds a long string (or when both
-//! operands share one arena) on, the rest of the call goes to the locked loop
+//! A short call copies without the arenas' locks: an inline string (or a missing value
+//! the destination keeps) over an element that holds no long string is the 16 bytes of
+//! the view and nothing else; a long string (or a missing value whose text the
+//! destination stores) is read from the source's arena and stored in the destination's,
+//! and an old long string of the destination's arena released there, both arenas
+//! reached without their locks. It takes no lock and no fork session; on x86-64 a
+//! locked instruction per element also stalled the loads of the next, random, element,
+//! and the locks and their bookkeeping were most of what `take` cost. From the first
+//! element whose old destination is a long string of another arena (its release is
+//! posted to that arena, which a write guard does), or when both operands share one
+//! arena, the rest of the call goes to the locked loop
 //! ([`super::strings::string_to_string_locked`]). The copy runs only on a thread that
 //! holds the GIL, and only while neither arena counts a holder that could be writing the
 //! source or touching the destination (a loop running without the GIL): such a holder
@@ -88,18 +90,14 @@ unsafe fn copy_unlocked_first(
         let to = dst.wrapping_offset(done * dst_stride);
         // Read once: what is decided about the view is what is written.
         // SAFETY: `from` and `to` are elements `done < n` of the loop's operands.
-        let view = unsafe { read_view(from) };
-        // SAFETY: as above.
-        if unsafe { read_view(to) }.location().is_some() {
-            break;
-        }
+        let (view, old) = unsafe { (read_view(from), read_view(to)) };
         // SAFETY: as above; NumPy keeps the descriptors alive for the call.
         let own_copy = view.is_inline_string() || (view.is_na() && unsafe { keeps_na(context) });
-        let copy = if own_copy {
+        let copy = if own_copy && old.location().is_none() {
             view
         } else {
             // SAFETY: `may_copy_unlocked` answered for this call, which holds the GIL.
-            match unsafe { store_unlocked(context, view) } {
+            match unsafe { store_unlocked(context, view, own_copy, old) } {
                 Stored::Copy(copy) => copy,
                 Stored::NeedsLock => break,
                 Stored::Failed => return -1,
@@ -130,38 +128,55 @@ unsafe fn copy_unlocked_first(
 enum Stored {
     /// The copy's view, its string stored in the destination's arena.
     Copy(View),
-    /// Source and destination share an arena: the locked loop copies it.
+    /// Source and destination share an arena, or the old destination element is a
+    /// view of another arena (its release is posted when a write guard settles): the
+    /// locked loop copies it.
     NeedsLock,
     /// The copy failed (a corrupt view, no memory); the Python error is set.
     Failed,
 }
 
-/// Stores the copy of a source element that needs the destination's arena (a long
-/// string, or a missing value whose text the destination stores) without the locks.
-/// Kept out of the loop, whose inline copies it would make dearer.
+/// Copies a source element into an element whose old string needs releasing, or that
+/// needs the destination's arena (a long string, or a missing value whose text the
+/// destination stores), without the locks: `view` is the source element, `own_copy`
+/// whether it is its own copy, `old` the destination's element. Kept out of the loop,
+/// whose inline copies it would make dearer.
 ///
 /// # Safety
 /// `context` is the cast's context, whose two descriptors are live StringDType ones;
 /// the calling thread holds the GIL and [`may_copy_unlocked`] answered `true` for them
 /// while it did.
 #[inline(never)]
-unsafe fn store_unlocked(context: *mut PyArrayMethod_Context, view: View) -> Stored {
+unsafe fn store_unlocked(
+    context: *mut PyArrayMethod_Context,
+    view: View,
+    own_copy: bool,
+    old: View,
+) -> Stored {
     // SAFETY: forwarded contract.
     let (src, dst) = unsafe { descriptors(context) };
     let (source, target) = (src.arena(), dst.arena());
     if ptr::eq(source, target) {
         return Stored::NeedsLock;
     }
-    let mut copy = View::EMPTY;
+    // SAFETY: the GIL is held for the whole call and `may_copy_unlocked` answered `true`
+    // while it was: no holder writes the source, none touches the destination, and this
+    // thread holds no guard of either (a guard's holder never calls back into NumPy).
+    // Two distinct arenas, so the references do not alias.
+    let (read, write) = unsafe { (source.read_unlocked(), target.write_unlocked()) };
+    // Nothing may be left for a write guard's settling: an old string of another arena
+    // would be, so it takes the locked loop. Reads of other arenas' chunks through the
+    // source are kept by the source, as under a read guard.
+    if !write.releases_here(old) {
+        return Stored::NeedsLock;
+    }
+    let mut copy = view;
     let status = loop_guard(|| {
-        // SAFETY: the GIL is held for the whole call and `may_copy_unlocked` answered
-        // `true` while it was: no holder writes the source, none touches the
-        // destination, and this thread holds no guard of either (a guard's holder never
-        // calls back into NumPy). Two distinct arenas, so the references do not alias.
-        // Nothing is left for a write guard's settling: the destination's old element
-        // names no block (nothing released), and its arena reads no other arena's chunk.
-        let (read, write) = unsafe { (source.read_unlocked(), target.write_unlocked()) };
-        copy = store_copy(view, src.state(), read, write)?;
+        if !own_copy {
+            copy = store_copy(view, src.state(), read, write)?;
+        }
+        // The old string goes once its replacement is stored: a failed store keeps it.
+        write.release(old);
         Ok(())
     });
     if status == 0 {

@@ -468,6 +468,16 @@ impl Arena {
         }
     }
 
+    /// Whether [`Arena::release`] of `view` is this arena's to apply: an inline string
+    /// or a missing value (nothing to release), or a long view naming one of this
+    /// arena's chunks (proven and applied at once). Any other is passed on to its owner
+    /// when a write guard settles.
+    #[inline]
+    pub fn releases_here(&self, view: View) -> bool {
+        view.location()
+            .is_none_or(|location| self.own_local(location.chunk).is_some())
+    }
+
     /// The local chunk index of a chunk id of one of this arena's ranges.
     #[inline]
     pub(crate) fn own_local(&self, chunk: u32) -> Option<u32> {
