@@ -479,9 +479,10 @@ def test_no_torn_value_while_a_loop_writes():
 # Long strings (and the arenas behind them) copied by the per-call path without the
 # locks while loops that run without the GIL write the same arrays: `np.add(..., out=a)`
 # rewrites the source's long strings (freeing and reusing its blocks) while threads take
-# from it, and `np.add(..., out=d)` writes a destination while another thread takes into
-# it (`np.take(a, idx, out=d)`). Every value seen must be one that was written, each
-# arena must count exactly the strings its array holds, and nothing may crash or hang.
+# from it, `np.add(..., out=d)` writes a destination while another thread takes into it
+# (`np.take(a, idx, out=d)`), and a third assigns single long strings to both. Every
+# value seen must be one that was written, each arena must count exactly the strings
+# its array holds, and nothing may crash or hang.
 RACING_LONG = """
 import threading, time
 from stringdtype import memory_info
@@ -524,8 +525,18 @@ def into_d(seed):
 def d_writer():
     while time.time() < stop:
         np.add(pd_, qd, out=d)
+def setter(seed):
+    # Single long strings written into the source and the destination (setitem).
+    r = np.random.default_rng(seed)
+    k = 0
+    while time.time() < stop:
+        for i in r.integers(0, 3000, 100):
+            a[int(i)] = 'a long source string %d' % (k % 7)
+            d[int(i)] = 'p' * 26
+        k += 1
 threads = [threading.Thread(target=f, args=a_) for f, a_ in
-           [(writer, ()), (taker, (1,)), (taker, (2,)), (into_d, (3,)), (d_writer, ())]]
+           [(writer, ()), (taker, (1,)), (taker, (2,)), (into_d, (3,)), (d_writer, ()),
+            (setter, (4,))]]
 for th in threads:
     th.start()
 for th in threads:
