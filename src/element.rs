@@ -139,8 +139,8 @@ pub unsafe fn set_element(
         }
     };
     // An inline string or a missing value over an element that names no block needs no
-    // arena: written without the lock (see `write_unlocked`). The length is tested here
-    // although `try_inline` tests it again: without the test a long string's path
+    // arena: written without the lock (see `write_view_unlocked`). The length is tested
+    // here although `try_inline` tests it again: without the test a long string's path
     // counted 4-22 more instructions (performance.md, "Creation and single writes").
     if bytes.is_none_or(|bytes| bytes.len() <= MAX_INLINE_LEN) {
         let view = match bytes {
@@ -148,7 +148,7 @@ pub unsafe fn set_element(
             None => Some(View::NA),
         };
         // SAFETY: `dst` is an element (forwarded contract); `py` is held throughout.
-        if view.is_some_and(|view| unsafe { write_unlocked(descr, dst, view) }) {
+        if view.is_some_and(|view| unsafe { write_view_unlocked(descr, dst, view) }) {
             return Ok(());
         }
     }
@@ -175,7 +175,7 @@ pub unsafe fn set_element(
 /// `dst` must be an element of an array whose descriptor is `descr`, and the caller
 /// must hold the GIL.
 #[inline]
-unsafe fn write_unlocked(descr: StringDescr<'_>, dst: *mut u8, view: View) -> bool {
+unsafe fn write_view_unlocked(descr: StringDescr<'_>, dst: *mut u8, view: View) -> bool {
     // SAFETY (both): `dst` is an element, which no other thread reads or writes while the
     // arena counts no holder and this one holds the GIL.
     if descr.arena().may_write_unlocked() && unsafe { read_view(dst) }.location().is_none() {

@@ -152,6 +152,14 @@ ASCII_CHARS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,
 KINDS = ["empty", "short", "twelve", "thirteen", "long", "non_ascii", "nul", "na"]
 
 
+def forge(arr, i, raw):
+    """Writes the 16 bytes ``raw`` over element ``i`` of the 1-D array ``arr``: an element
+    the arena never wrote."""
+    import ctypes
+
+    ctypes.memmove(arr.ctypes.data + i * arr.strides[0], bytes(raw), 16)
+
+
 def utf8_len(s):
     return len(s.encode("utf-8"))
 

@@ -14,6 +14,7 @@ import pytest
 from conftest import (
     NUMPY_RELEASE,
     StringDType,
+    forge,
     long_string,
     package_only,
     random_strings,
@@ -26,14 +27,6 @@ pytestmark = package_only
 # buffers ("Cannot change data-type for array of references"), so those two ways in are
 # closed there; raw bytes still reach an element through its own memory (``ctypes``).
 VIEWS_ALLOWED = NUMPY_RELEASE < (2, 5)
-
-
-def forge(arr, i, raw):
-    """Writes the 16 bytes ``raw`` over element ``i`` of the 1-D array ``arr``: an element
-    the arena never wrote."""
-    import ctypes
-
-    ctypes.memmove(arr.ctypes.data + i * arr.strides[0], bytes(raw), 16)
 
 
 def test_numpy_refuses_views_with_a_new_descriptor_when_it_says_so():

@@ -10,6 +10,7 @@ arenas' accounting with the strings the arrays hold, and threads and fork run in
 subprocesses with a timeout.
 """
 
+import struct
 import sys
 
 import numpy as np
@@ -19,6 +20,7 @@ from conftest import (
     StringDType,
     assert_same_list,
     both,
+    forge,
     package_only,
     random_strings,
     run_isolated,
@@ -247,12 +249,8 @@ def test_a_corrupt_long_element_fails_the_take_and_keeps_the_destination():
     """A long view that names no string, met by the per-call copy: a ValueError, the
     destination's elements written before it kept, the failing one as it was, and the
     destination's arena counting exactly the strings its elements hold."""
-    import ctypes
-    import struct
-
     c = np.array(["x", "a long string in the source", "y"], dtype=StringDType())
-    raw = struct.pack("<I4sII", 100, b"abcd", 5, 0)
-    ctypes.memmove(c.ctypes.data + 2 * c.strides[0], raw, 16)
+    forge(c, 2, struct.pack("<I4sII", 100, b"abcd", 5, 0))
     with pytest.raises(ValueError, match="corrupt string element"):
         c[[1, 2]]
     dst = np.array(["kept", "old", "also kept over twelve bytes"], dtype=StringDType())
@@ -295,8 +293,8 @@ def test_permuted_assignments_over_long_strings_reuse_their_blocks(rng):
     string is released into the destination's free lists and its block reused, so 50
     rounds keep the arena where the first left it, with exact accounting."""
     n = 400
-    src = np.array(["s%d" % i + "x" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
-    dst = np.array(["d%d" % i + "y" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
+    src = np.array([f"s{i}" + "x" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
+    dst = np.array([f"d{i}" + "y" * (i % 40 + 12) for i in range(n)], dtype=StringDType())
     perm = np.array(rng.sample(range(n), n))
     dst[perm] = src
     first = stringdtype.memory_info(dst)

@@ -6,8 +6,9 @@
 //! element) locks without a session: a fork happens under the GIL, so such a guard is
 //! never alive at a fork (see [`ArenaLock::write_holding_gil`]).
 //!
-//! Code that holds the GIL may also read or write an element without any lock (the
-//! per-call path of the same-dtype cast, item access reading a view), which is safe
+//! Code that holds the GIL may also read or write an element, and reach the arena,
+//! without any lock (the per-call path of the same-dtype cast, item access reading a
+//! view; [`ArenaLock::read_unlocked`], [`ArenaLock::write_unlocked`]), which is safe
 //! against everyone else who holds the GIL. Against code that runs without it, each lock
 //! taken with a session first counts itself as a *holder* of the arena, and then waits
 //! once for the GIL when such unlocked access may be under way ([`hold`]); unlocked
@@ -362,6 +363,26 @@ impl Drop for ArenaLock {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_arena_without_the_lock_is_the_one_the_guards_hand_out() {
+        let lock = ArenaLock::new();
+        // SAFETY: no guard is alive while the references are used.
+        let (read, write) = unsafe {
+            (
+                std::ptr::from_ref(lock.read_unlocked()),
+                std::ptr::from_mut(lock.write_unlocked()),
+            )
+        };
+        assert!(std::ptr::eq(&*lock.read(), read) && std::ptr::eq(&*lock.write(), write));
+        // SAFETY: as above.
+        let view = unsafe { lock.write_unlocked() }.store(b"a string past twelve bytes");
+        let view = view.expect("stored");
+        assert_eq!(
+            lock.read().get(&view).expect("read"),
+            b"a string past twelve bytes"
+        );
+    }
 
     #[test]
     fn readers_share_an_arena_and_a_writer_excludes_them() {

@@ -86,8 +86,8 @@ pub fn ucs4_to_utf8(units: &[[u8; 4]], swapped: bool, out: &mut Vec<u8>) -> Resu
 #[inline]
 pub fn utf8_to_ucs4(bytes: &[u8], swapped: bool, units: &mut [[u8; 4]]) -> Result<()> {
     let fits = units.len().min(bytes.len());
-    // ASCII is widened a run at a time, then byte by byte, up to the first non-ASCII
-    // byte; only the rest is validated and decoded.
+    // ASCII is widened 16 bytes at a time, then a run of eight, then byte by byte, up
+    // to the first non-ASCII byte; only the rest is validated and decoded.
     let mut at = widen_ascii_blocks(bytes, swapped, units, fits);
     while at + ASCII_RUN <= fits {
         let run: [u8; ASCII_RUN] = bytes[at..at + ASCII_RUN].try_into().expect("a run");
@@ -134,7 +134,7 @@ fn widen_ascii_blocks(bytes: &[u8], swapped: bool, units: &mut [[u8; 4]], fits: 
             _mm_unpackhi_epi16, _mm_unpackhi_epi8, _mm_unpacklo_epi16, _mm_unpacklo_epi8,
         };
         const BLOCK: usize = 16;
-        if swapped || cfg!(target_endian = "big") {
+        if swapped {
             return 0;
         }
         let (bytes, units) = (&bytes[..fits], &mut units[..fits]);
