@@ -35,19 +35,25 @@ use pyo3::types::{PyDict, PyString, PyTuple};
 /// ``views`` (16 bytes per element of ``array``), ``arena_capacity`` (bytes allocated
 /// for long strings by the array's arena, shared with every view of the same base),
 /// ``arena_used`` (bytes in blocks that hold live strings), ``string_bytes`` (bytes of
-/// the live long strings themselves) and ``chunks`` (number of arena chunks).
+/// the live long strings themselves), ``chunks`` (number of arena chunks) and
+/// ``arena_shared`` (bytes of ``arena_capacity`` in chunks that another array or an
+/// Arrow export holds too, such as a copy's).
 #[pyfunction]
 fn memory_info<'py>(array: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyDict>> {
     let descr = StringDescr::of_ndarray(array, "memory_info")?;
     // Locked for writing, which first applies releases that other arenas passed on
     // (see `Arena::collect_mail`), so that the figures are settled.
-    let usage = descr.arena().write().memory_usage();
+    let (usage, shared) = {
+        let arena = descr.arena().write();
+        (arena.memory_usage(), arena.shared_capacity())
+    };
     let info = PyDict::new(array.py());
     info.set_item("views", array.getattr("nbytes")?)?;
     info.set_item("arena_capacity", usage.capacity)?;
     info.set_item("arena_used", usage.used)?;
     info.set_item("string_bytes", usage.string_bytes)?;
     info.set_item("chunks", usage.chunks)?;
+    info.set_item("arena_shared", shared)?;
     Ok(info)
 }
 

@@ -344,6 +344,30 @@ def test_large_copy_shares_the_chunks_of_its_source(rng):
 
 
 @package_only
+def test_memory_info_counts_the_chunks_a_copy_or_an_export_shares(rng):
+    """``arena_shared``: the bytes of ``arena_capacity`` in chunks that another array or
+    an Arrow export holds too; they are no longer shared once that holder is gone."""
+    pa = pytest.importorskip("pyarrow")
+    values = [long_string(rng, rng.randint(13, 399)) for _ in range(3000)]
+    src = np.array(values, dtype=StringDType())
+    assert stringdtype.memory_info(src)["arena_shared"] == 0
+    result = src.copy()
+    shared = stringdtype.memory_info(result)["arena_shared"]
+    assert 0 < shared <= stringdtype.memory_info(result)["arena_capacity"]
+    assert stringdtype.memory_info(src)["arena_shared"] >= shared
+    del src
+    assert stringdtype.memory_info(result)["arena_shared"] == 0
+    exported = pa.array(stringdtype.to_arrow(result))
+    assert stringdtype.memory_info(result)["arena_shared"] > 0
+    assert exported.to_pylist() == values
+    del exported
+    assert stringdtype.memory_info(result)["arena_shared"] == 0
+    # A copy of a few strings copies them: nothing shared.
+    part = result[:10].copy()
+    assert stringdtype.memory_info(part)["arena_shared"] == 0
+
+
+@package_only
 def test_copies_of_copies_stay_independent(rng):
     """Random writes, sorts, copies (of copies) and deletions over arrays that share
     chunks, each checked against a list that models it, and the live long-string bytes

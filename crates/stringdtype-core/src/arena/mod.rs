@@ -511,6 +511,14 @@ impl Arena {
         }
     }
 
+    /// Bytes of this arena's chunks that something else holds too (a copy that shares
+    /// them, an Arrow export, the owner of an adopted buffer): part of
+    /// [`MemoryUsage::capacity`], counted by each holder.
+    pub fn shared_capacity(&self) -> usize {
+        let shared = self.chunks.iter().filter(|chunk| chunk.is_shared());
+        shared.map(|chunk| chunk.buf.len()).sum()
+    }
+
     /// The base of this arena's current id range (0 while it holds no chunk): the
     /// `chunk` field of a view it writes is this plus the local chunk index (the index
     /// of the chunk in [`Arena::share_chunks`]). Views written before the arena's last
