@@ -9,7 +9,7 @@ from conftest import FLAVORS, package_only, random_strings, stringdtype, utf8_le
 
 pytestmark = package_only
 
-INFO_KEYS = {"views", "arena_capacity", "arena_used", "string_bytes", "chunks"}
+INFO_KEYS = {"views", "arena_capacity", "arena_used", "string_bytes", "chunks", "arena_shared"}
 INLINE_LIMIT = 12
 
 
@@ -28,6 +28,7 @@ def check_consistent(arr):
     assert all(type(v) is int and v >= 0 for v in data.values()), data
     assert data["views"] == arr.nbytes
     assert data["string_bytes"] <= data["arena_used"] <= data["arena_capacity"]
+    assert data["arena_shared"] <= data["arena_capacity"]
     assert (data["chunks"] == 0) == (data["arena_capacity"] == 0)
     assert stringdtype.memory_usage(arr) == data["views"] + data["arena_capacity"]
     return data
