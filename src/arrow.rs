@@ -194,6 +194,21 @@ pub fn to_arrow(py: Python<'_>, array: &Bound<'_, PyAny>) -> PyResult<ArrowStrin
 
 // ------------------------------------------------------------------------------ import
 
+/// Runs `work(k)` for every `k < parts` on the thread pool (the parts of a large
+/// import's element loop); `false` when the workers cannot start.
+pub(crate) fn run_on_pool(parts: usize, work: &(dyn Fn(usize) + Sync)) -> bool {
+    let threads = pool::threads();
+    if threads < 2 {
+        return false;
+    }
+    let mut items = vec![(); parts];
+    pool::on_pool(threads, &mut items, &|k, _| {
+        work(k);
+        Ok(())
+    })
+    .is_some()
+}
+
 /// A piece of an imported data buffer, with the buffer's index.
 type Piece<'a> = (usize, &'a [u8]);
 

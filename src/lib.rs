@@ -100,6 +100,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     stringdtype_core::fork::install_fork_handlers();
     stringdtype_core::lock::set_gil_wait(arenas::wait_for_gil);
     stringdtype_core::arrow::set_buffer_validator(arrow::validate_on_pool);
+    stringdtype_core::arrow::set_part_runner(loops::pool::split_threads, arrow::run_on_pool);
     arenas::init_gil_check(py);
     numpy_version::init(py)?;
     let namespace = PyDict::new(py);

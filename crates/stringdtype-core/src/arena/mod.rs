@@ -34,6 +34,7 @@ pub mod gather;
 mod packed;
 mod parts;
 mod rare;
+mod regions;
 pub mod registry;
 mod release_all;
 mod share;
@@ -47,6 +48,7 @@ use blocks::{size_class, Blocks};
 pub use chunk::{pooled_bytes, ChunkBuf, FIRST_CHUNK, MAX_CHUNK, MIN_CHUNK, POOL_LIMIT};
 pub use packed::Packed;
 pub use parts::{PartArena, PART_SPAN};
+pub use regions::{RegionToken, RegionWriter};
 use registry::Ranges;
 pub use share::ChunkShare;
 
@@ -556,5 +558,7 @@ impl Arena {
 mod adopt_tests;
 #[cfg(test)]
 mod growth_tests;
+#[cfg(test)]
+mod regions_tests;
 #[cfg(test)]
 mod tests;

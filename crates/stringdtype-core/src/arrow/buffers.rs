@@ -130,7 +130,15 @@ pub(crate) struct Validity<'a> {
     offset: usize,
 }
 
-impl Validity<'_> {
+impl<'a> Validity<'a> {
+    /// The bitmap of the elements from `first` on.
+    pub fn from(self, first: usize) -> Validity<'a> {
+        Validity {
+            bits: self.bits,
+            offset: self.offset + first,
+        }
+    }
+
     /// Whether element `index` (counted from the array's offset) is valid.
     #[inline]
     pub fn is_valid(&self, index: usize) -> bool {

@@ -12,17 +12,19 @@
 
 use std::sync::Arc;
 
-use super::adopt::{adopt, adopt_buffers, unadopt_on_error};
+use super::adopt::{adopt, unadopt_on_error};
 use super::buffers::{is_valid, IntKind, RawArray};
+use super::element::{prefetch, release_on_error, PREFETCH_AHEAD};
 use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
+use super::import_views::fill_views;
 use super::kept::Kept;
+use super::parts::{fill_in_parts, fit_regions, part_ranges, LongStore, PartStore};
 use super::strings::{
     dictionary_entries, invalid_utf8, DictionaryKeys, OffsetStrings, Strings, ValueLayout,
-    ViewStrings,
 };
 use super::validate::is_char_boundary;
-use crate::arena::{Arena, Packed};
+use crate::arena::Arena;
 use crate::view::{Location, View, MAX_INLINE_LEN, MAX_STRING_LEN};
 
 /// The string types this module imports.
@@ -175,145 +177,6 @@ fn fill<'a>(
     store_pending(out, arena, long_bytes, get)
 }
 
-/// [`fill`] for `string_view` arrays, in one pass as [`fill_offsets`]: an inline element
-/// is checked and copied as the 16 bytes it is, without looking at it as a string.
-fn fill_views(
-    out: &mut [View],
-    arena: &mut Arena,
-    allow_na: bool,
-    strings: &ViewStrings<'_>,
-    kept: &Arc<Kept>,
-) -> Result<(), ArrowError> {
-    let views = || strings.views.chunks_exact(16).enumerate();
-    let long_bytes = views()
-        .filter(|&(index, _)| is_valid(strings.validity, index))
-        .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
-        .filter(|&len| len > MAX_INLINE_LEN)
-        .fold(0usize, usize::saturating_add);
-    // The long strings' bytes by data buffer: with one buffer, all of them (a view naming
-    // another buffer is an error below); else counted in a second pass, unless they are
-    // too few to be worth adopting whatever buffers hold them (the views buffer alone
-    // pins more than twice their bytes).
-    let mut by_buffer = vec![0usize; strings.data.len()];
-    match &mut by_buffer[..] {
-        [] => {}
-        [only] => *only = long_bytes,
-        _ if long_bytes.saturating_mul(2) < strings.views.len() => {}
-        by_buffer => {
-            for (index, view) in views() {
-                let word = |at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4 bytes"));
-                let len = word(0) as usize;
-                if len > MAX_INLINE_LEN && is_valid(strings.validity, index) {
-                    if let Some(bytes) = by_buffer.get_mut(word(8) as usize) {
-                        *bytes = bytes.saturating_add(len);
-                    }
-                }
-            }
-        }
-    }
-    let adopted = adopt_buffers(arena, kept, &strings.data, &by_buffer, strings.views.len());
-    let kept_bytes: usize = (by_buffer.iter().zip(&adopted))
-        .filter(|(_, adopted)| adopted.is_some())
-        .map(|(bytes, _)| bytes)
-        .fold(0, |sum, &bytes| sum.saturating_add(bytes));
-    let copied = long_bytes.saturating_sub(kept_bytes);
-    let any_adopted = adopted.iter().any(Option::is_some);
-    let packed = arena.packed(copied);
-    // Two loops: one that adopts buffers, and the copying one as it was.
-    let filled = if any_adopted {
-        fill_views_loop::<true>(out, packed, allow_na, strings, &adopted)
-    } else {
-        fill_views_loop::<false>(out, packed, allow_na, strings, &adopted)
-    };
-    let released = release_on_error(out, arena, filled);
-    unadopt_on_error(arena, &adopted, released)
-}
-
-/// The element loop of [`fill_views`]: long strings of the `adopted` buffers get views
-/// into their chunks when `ADOPT`, the others are stored by `packed`. An error comes with
-/// the number of elements written before it.
-#[inline(always)]
-fn fill_views_loop<const ADOPT: bool>(
-    out: &mut [View],
-    mut packed: Packed<'_>,
-    allow_na: bool,
-    strings: &ViewStrings<'_>,
-    adopted: &[Option<u32>],
-) -> Result<(), (usize, ArrowError)> {
-    let views = strings.views.chunks_exact(16).enumerate();
-    // As in `fill_offsets_of`: the strings of adopted buffers, 128 bytes long on average,
-    // are prefetched a few views ahead.
-    let data_bytes: usize = strings.data.iter().map(|data| data.len()).sum();
-    let far_apart = ADOPT && data_bytes / out.len().max(1) >= 128;
-    for (slot, (index, view)) in out.iter_mut().zip(views) {
-        if far_apart {
-            let ahead = (index + PREFETCH_AHEAD) * 16;
-            if let Some(next) = strings.views.get(ahead..ahead + 16) {
-                let word = |at| u32::from_le_bytes(next[at..at + 4].try_into().expect("4 bytes"));
-                if let Some(data) = strings.data.get(word(8) as usize) {
-                    prefetch(data, word(12).into());
-                }
-            }
-        }
-        if !is_valid(strings.validity, index) {
-            if !allow_na {
-                return Err((index, ArrowError::UnexpectedNull { index }));
-            }
-            *slot = View::NA;
-            continue;
-        }
-        let view = u128::from_le_bytes(view.try_into().expect("16 bytes"));
-        let len = view as u32 as usize;
-        let at = |error| (index, error);
-        if len <= MAX_INLINE_LEN {
-            // Bytes past the string must be zero in a view of ours; Arrow does not say.
-            let kept = if len == MAX_INLINE_LEN {
-                view
-            } else {
-                view & ((1u128 << (32 + 8 * len)) - 1)
-            };
-            let ascii = (kept >> 32) & 0x8080_8080_8080_8080_8080_8080 == 0;
-            if !ascii {
-                strings.get(index).map_err(at)?; // the full check, for its error
-            }
-            *slot = View::from_u128(kept);
-        } else {
-            let bytes = strings.get(index).map_err(at)?;
-            let bytes = bytes
-                .ok_or(ArrowError::UnexpectedNull { index })
-                .map_err(at)?;
-            let (buffer, offset) = ((view >> 64) as u32 as usize, (view >> 96) as u32);
-            let local = if ADOPT {
-                adopted.get(buffer).copied().flatten()
-            } else {
-                None
-            };
-            *slot = match local {
-                Some(local) => (packed.arena().adopted_view(local, offset as usize, bytes))
-                    .ok_or(at(ArrowError::BadView { index }))?,
-                None => (packed.store(bytes))
-                    .map_err(|error| at(ArrowError::Element { index, error }))?,
-            };
-        }
-    }
-    Ok(())
-}
-
-/// Releases the `index` elements of `out` written before an error at `index`, and
-/// returns the error.
-fn release_on_error(
-    out: &[View],
-    arena: &mut Arena,
-    filled: Result<(), (usize, ArrowError)>,
-) -> Result<(), ArrowError> {
-    filled.map_err(|(index, error)| {
-        for &view in &out[..index] {
-            arena.release(view);
-        }
-        error
-    })
-}
-
 /// [`fill`] for `string` and `large_string` arrays, in one pass: the offsets alone give
 /// the long strings' total length, so each long string is stored as soon as it is
 /// checked (the checks are [`OffsetStrings::get`]'s). On error, the strings stored so
@@ -342,7 +205,7 @@ fn fill_offsets(
 }
 
 /// [`fill_offsets`] with `W`-byte offsets; an error comes with the number of elements
-/// written before it.
+/// written before it (0 after a parallel fill, which leaves nothing to release).
 #[inline(always)]
 fn fill_offsets_of<const W: usize>(
     out: &mut [View],
@@ -351,48 +214,154 @@ fn fill_offsets_of<const W: usize>(
     strings: &OffsetStrings<'_>,
     offsets: &[u8],
     (kept, adopted_out): (&Arc<Kept>, &mut Option<u32>),
-    read: impl Fn(&[u8]) -> i64,
+    read: impl Fn(&[u8]) -> i64 + Sync,
 ) -> Result<(), (usize, ArrowError)> {
     let data = strings.data;
     let offsets = &offsets[strings.first * W..(strings.first + out.len() + 1) * W];
-    let ends = || offsets[W..].chunks_exact(W).map(&read);
-    // The long strings' bytes, which size the packed chunks. Only a hint: offsets out
-    // of order are caught below.
-    let mut start = read(&offsets[..W]);
-    let mut long_bytes = 0usize;
-    for (index, end) in ends().enumerate() {
-        let len = end.wrapping_sub(start) as u64;
-        start = end;
-        let long = len > MAX_INLINE_LEN as u64
-            && len <= MAX_STRING_LEN as u64
-            && is_valid(strings.validity, index);
-        long_bytes = long_bytes.wrapping_add(if long { len as usize } else { 0 });
-    }
+    // The long strings' bytes, which size the packed chunks (by part when the loop is cut
+    // into parts for the thread pool). Only a hint: offsets out of order are caught below.
+    let ranges = part_ranges(out.len());
+    let by_part: Option<Vec<usize>> = ranges.as_ref().map(|ranges| {
+        (ranges.iter())
+            .map(|r| {
+                let offsets = &offsets[r.start * W..(r.end + 1) * W];
+                long_bytes_of::<W>(offsets, &strings.from(r.start), &read)
+            })
+            .collect()
+    });
+    let long_bytes = match &by_part {
+        Some(by_part) => by_part.iter().fold(0usize, |sum, &b| sum.saturating_add(b)),
+        None => long_bytes_of::<W>(offsets, strings, &read),
+    };
     // The data buffer up to the last string is adopted whole (bytes before the first
     // string included: they stay alive with it), or the long strings are copied.
     let extra = offsets.len() + strings.validity.map_or(0, |_| out.len().div_ceil(8));
     let adopted = adopt(arena, kept, data, long_bytes, extra);
     *adopted_out = adopted;
-    let packed = arena.packed(if adopted.is_some() {
-        0
-    } else {
-        long_bytes.min(data.len())
-    });
+    if let (Some(ranges), Some(by_part)) = (ranges, by_part) {
+        if fit_regions(&by_part) {
+            let copied = if adopted.is_some() {
+                vec![0; by_part.len()]
+            } else {
+                by_part
+            };
+            let parts = (&ranges[..], &copied[..]);
+            return fill_offsets_in_parts::<W>(
+                out, arena, allow_na, strings, offsets, adopted, parts, &read,
+            )
+            .map_err(|error| (0, error));
+        }
+    }
+    let long_bytes = long_bytes.min(data.len());
+    offsets_on_one_thread::<W>(
+        out,
+        arena,
+        allow_na,
+        strings,
+        offsets,
+        (adopted, long_bytes),
+        read,
+    )
+}
+
+/// [`fill_offsets_of`]'s element loop on the calling thread, `long_bytes` to copy unless
+/// a chunk was `adopted` (a function of its own, so that the parallel branch beside it
+/// does not change how the loop compiles).
+#[inline(never)]
+fn offsets_on_one_thread<const W: usize>(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+    offsets: &[u8],
+    (adopted, long_bytes): (Option<u32>, usize),
+    read: impl Fn(&[u8]) -> i64,
+) -> Result<(), (usize, ArrowError)> {
+    let packed = arena.packed(if adopted.is_some() { 0 } else { long_bytes });
     // Two loops: one that reads the strings in place, and the copying one as it was.
     match adopted {
         Some(local) => {
-            offsets_loop::<W, true>(out, packed, allow_na, strings, offsets, local, read)
+            offsets_loop::<W, true, _>(out, packed, allow_na, strings, offsets, local, read)
         }
-        None => offsets_loop::<W, false>(out, packed, allow_na, strings, offsets, 0, read),
+        None => offsets_loop::<W, false, _>(out, packed, allow_na, strings, offsets, 0, read),
     }
 }
 
-/// The element loop of [`fill_offsets_of`]: when `ADOPT`, long strings get views into
-/// the adopted chunk `local`, else `packed` stores them.
-#[inline(always)]
-fn offsets_loop<const W: usize, const ADOPT: bool>(
+/// [`fill_offsets_of`]'s element loop cut into `ranges` for the thread pool, each part
+/// copying `copied[k]` bytes (a function of its own, which keeps the loop on one thread
+/// as it was: the closure's captures made its operands live in memory).
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn fill_offsets_in_parts<const W: usize>(
     out: &mut [View],
-    mut packed: Packed<'_>,
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &OffsetStrings<'_>,
+    offsets: &[u8],
+    adopted: Option<u32>,
+    (ranges, copied): (&[std::ops::Range<usize>], &[usize]),
+    read: &(impl Fn(&[u8]) -> i64 + Sync),
+) -> Result<(), ArrowError> {
+    let fill = |out: &mut [View], first: usize, store: &mut PartStore<'_>| {
+        let offsets = &offsets[first * W..(first + out.len() + 1) * W];
+        let part = strings.from(first);
+        let filled = match adopted {
+            Some(local) => {
+                offsets_loop::<W, true, _>(out, store, allow_na, &part, offsets, local, read)
+            }
+            None => offsets_loop::<W, false, _>(out, store, allow_na, &part, offsets, 0, read),
+        };
+        filled.map_err(|(index, error)| (first + index, error.offset_index(first)))
+    };
+    fill_in_parts(out, arena, ranges, copied, &fill)
+}
+
+/// The bytes of the long strings of the elements whose `offsets` are given (one more
+/// than elements). Only a hint: offsets out of order are caught by the element loop.
+/// Each length from two offsets read apart (no value carried from one element to the
+/// next) and without branches, so that the loop runs on vectors where there is no
+/// validity bitmap.
+#[inline(always)]
+fn long_bytes_of<const W: usize>(
+    offsets: &[u8],
+    strings: &OffsetStrings<'_>,
+    read: impl Fn(&[u8]) -> i64,
+) -> usize {
+    let starts = offsets[..offsets.len() - W].chunks_exact(W).map(&read);
+    let ends = offsets[W..].chunks_exact(W).map(&read);
+    let long = |(start, end): (i64, i64)| {
+        let len = end.wrapping_sub(start) as u64;
+        let long = (len > MAX_INLINE_LEN as u64) & (len <= MAX_STRING_LEN as u64);
+        len as usize & usize::from(long).wrapping_neg()
+    };
+    match strings.validity {
+        None => starts.zip(ends).map(long).fold(0, usize::wrapping_add),
+        // The bitmap only where the length is long: most strings are short in many
+        // arrays, and a bit's read costs more than the length's test.
+        Some(validity) => (starts.zip(ends).enumerate())
+            .map(|(index, (start, end))| {
+                let len = end.wrapping_sub(start) as u64;
+                let long = len > MAX_INLINE_LEN as u64
+                    && len <= MAX_STRING_LEN as u64
+                    && validity.is_valid(index);
+                if long {
+                    len as usize
+                } else {
+                    0
+                }
+            })
+            .fold(0, usize::wrapping_add),
+    }
+}
+
+/// The element loop of [`fill_offsets_of`] over the elements from `first` on (`out`,
+/// and their `offsets`, one more than elements): when `ADOPT`, long strings get views
+/// into the adopted chunk `local`, else `packed` stores them.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn offsets_loop<const W: usize, const ADOPT: bool, S: LongStore>(
+    out: &mut [View],
+    mut packed: S,
     allow_na: bool,
     strings: &OffsetStrings<'_>,
     offsets: &[u8],
@@ -404,7 +373,8 @@ fn offsets_loop<const W: usize, const ADOPT: bool>(
     // Strings of 128 bytes on average: the hardware prefetcher, which follows the
     // reads of nearby lines, does not see the next one coming (shorter ones it does,
     // and a prefetch per element only costs there).
-    let far_apart = ADOPT && data.len() / out.len().max(1) >= 128;
+    let span = read(&offsets[offsets.len() - W..]).wrapping_sub(read(&offsets[..W]));
+    let far_apart = ADOPT && span as u64 / out.len().max(1) as u64 >= 128;
     let mut start = read(&offsets[..W]);
     for (index, (slot, end)) in out.iter_mut().zip(ends()).enumerate() {
         let (from, to) = (start, end);
@@ -455,27 +425,6 @@ fn offsets_loop<const W: usize, const ADOPT: bool>(
         };
     }
     Ok(())
-}
-
-/// How many strings ahead [`fill_offsets_of`] prefetches the strings of an adopted buffer
-/// (each at least 13 bytes, mostly far longer: about one cache line each).
-const PREFETCH_AHEAD: usize = 8;
-
-/// Asks for the cache line of `data[at]` (nothing when `at` is outside `data`).
-#[inline(always)]
-fn prefetch(data: &[u8], at: i64) {
-    #[cfg(target_arch = "x86_64")]
-    if let Some(byte) = usize::try_from(at).ok().and_then(|at| data.get(at)) {
-        // SAFETY: a prefetch reads nothing the program sees and never faults; the
-        // address is inside `data` anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (byte as *const u8).cast(),
-            )
-        };
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, at);
 }
 
 /// A long string of `len` bytes waiting in `fill` until it is stored: a view with its

@@ -13,11 +13,14 @@
 
 mod adopt;
 mod buffers;
+mod element;
 mod error;
 mod export;
 pub mod ffi;
 mod import;
+mod import_views;
 mod kept;
+mod parts;
 mod shared;
 mod stream;
 mod strings;
@@ -28,6 +31,7 @@ pub use export::{export_array, export_schema, export_views};
 pub use ffi::{ArrowArray, ArrowArrayStream, ArrowSchema};
 pub use import::{check_schema, import_array, import_array_into};
 pub use kept::{kept_waiting, release_kept};
+pub use parts::{set_part_runner, Runner, Split};
 pub use shared::SharedArray;
 pub use stream::ArrowStreamReader;
 pub use validate::{is_utf8, set_buffer_validator, utf8_pieces, Validator, SPLIT_FROM};

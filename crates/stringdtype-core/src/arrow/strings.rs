@@ -67,6 +67,18 @@ pub(super) struct OffsetStrings<'a> {
 }
 
 impl<'a> OffsetStrings<'a> {
+    /// The strings from element `first` on (a part of an import's loop, whose element
+    /// indices then count from there).
+    pub(super) fn from(&self, first: usize) -> OffsetStrings<'a> {
+        OffsetStrings {
+            validity: self.validity.map(|validity| validity.from(first)),
+            offsets: self.offsets,
+            first: self.first + first,
+            data: self.data,
+            valid_from: self.valid_from,
+        }
+    }
+
     pub(super) fn new(raw: &RawArray<'a>, kind: IntKind) -> Result<OffsetStrings<'a>, ArrowError> {
         if raw.n_buffers() != 3 {
             return Err(ArrowError::Malformed(format!(
@@ -135,6 +147,17 @@ pub(super) struct ViewStrings<'a> {
 }
 
 impl<'a> ViewStrings<'a> {
+    /// The strings from element `first` on (a part of an import's loop, whose element
+    /// indices then count from there).
+    pub(super) fn from(&self, first: usize) -> ViewStrings<'a> {
+        ViewStrings {
+            validity: self.validity.map(|validity| validity.from(first)),
+            views: &self.views[first * 16..],
+            data: self.data.clone(),
+            valid: self.valid.clone(),
+        }
+    }
+
     pub(super) fn new(raw: &RawArray<'a>) -> Result<ViewStrings<'a>, ArrowError> {
         let n_buffers = raw.n_buffers();
         if n_buffers < 3 {
