@@ -14,7 +14,8 @@ of this package once to warm up and once counted, zeroing callgrind's counters b
 the counted call and writing them out after it, through callgrind's client requests
 (a three-line C helper, built with ``cc`` against valgrind's header). A count covers
 the whole call, NumPy's and Python's share included, as a benchmark time does, except
-freeing the result. The package runs on one thread (``STRINGDTYPE_NUM_THREADS=1`` unless
+freeing the result, and only the calling thread's (another library's background thread
+is left out). The package runs on one thread (``STRINGDTYPE_NUM_THREADS=1`` unless
 the environment sets it), so that a count is the one thread's work. ``--compare`` prints
 the ratio of each row.
 
@@ -116,6 +117,10 @@ def count(dataset: str, scale: float, ops: list[str] | None) -> dict[str, float]
         command = [
             "valgrind",
             "--tool=callgrind",
+            # A file per thread: only the calling thread's is counted, so that a
+            # library's background thread (polars starts one) that happens to run
+            # during a row is not counted into it.
+            "--separate-threads=yes",
             f"--callgrind-out-file={out}",
             sys.executable,
             __file__,
@@ -136,7 +141,7 @@ def count(dataset: str, scale: float, ops: list[str] | None) -> dict[str, float]
         }
         result = subprocess.run(command, capture_output=True, text=True, env=env, check=True)
         n = json.loads(result.stdout.strip().splitlines()[-1])["n"]
-        totals = dict(dumped(p) for p in glob.glob(out + ".*"))
+        totals = dict(dumped(p) for p in glob.glob(out + ".*-01"))
     return {op: total / n for op, total in totals.items() if op is not None}
 
 

@@ -56,24 +56,36 @@ pub(super) fn fill_views(
         .map(|(bytes, _)| bytes)
         .fold(0, |sum, &bytes| sum.saturating_add(bytes));
     let copied = long_bytes.saturating_sub(kept_bytes);
-    let any_adopted = adopted.iter().any(Option::is_some);
-    let n = out.len();
     let filled = match part_ranges(out.len()) {
         Some(ranges) => {
             fill_views_in_parts(out, arena, allow_na, strings, &adopted, &ranges, copied)
         }
-        None => {
-            let packed = arena.packed(copied);
-            // Two loops: one that adopts buffers, and the copying one as it was.
-            if any_adopted {
-                fill_views_loop::<true, _>(out, packed, allow_na, strings, (&adopted, n))
-            } else {
-                fill_views_loop::<false, _>(out, packed, allow_na, strings, (&adopted, n))
-            }
-        }
+        None => views_on_one_thread(out, arena, allow_na, strings, &adopted, copied),
     };
     let released = release_on_error(out, arena, filled);
     unadopt_on_error(arena, &adopted, released)
+}
+
+/// [`fill_views`]' element loop on the calling thread, `copied` bytes to copy (a function
+/// of its own: beside the parallel branch, which takes the operands' addresses, the loop
+/// reloaded them on every element).
+#[inline(never)]
+fn views_on_one_thread(
+    out: &mut [View],
+    arena: &mut Arena,
+    allow_na: bool,
+    strings: &ViewStrings<'_>,
+    adopted: &[Option<u32>],
+    copied: usize,
+) -> Result<(), (usize, ArrowError)> {
+    let n = out.len();
+    let packed = arena.packed(copied);
+    // Two loops: one that adopts buffers, and the copying one as it was.
+    if adopted.iter().any(Option::is_some) {
+        fill_views_loop::<true, _>(out, packed, allow_na, strings, (adopted, n))
+    } else {
+        fill_views_loop::<false, _>(out, packed, allow_na, strings, (adopted, n))
+    }
 }
 
 /// [`fill_views`]' element loop cut into `ranges` for the thread pool, `copied` bytes to
