@@ -89,8 +89,8 @@ fn views_on_one_thread(
 }
 
 /// [`fill_views`]' element loop cut into `ranges` for the thread pool, `copied` bytes to
-/// copy in all: each part first counts what it copies (its region's size). An error comes
-/// with 0: nothing to release.
+/// copy in all: each part first counts what it copies (its region's size), on the pool
+/// too. An error comes with 0: nothing to release.
 #[inline(never)]
 fn fill_views_in_parts(
     out: &mut [View],
@@ -102,21 +102,31 @@ fn fill_views_in_parts(
     copied: usize,
 ) -> Result<(), (usize, ArrowError)> {
     let n = out.len();
+    let any_adopted = adopted.iter().any(Option::is_some);
     let mut by_part = vec![0usize; ranges.len()];
     if copied > 0 {
         let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
         run(ranges.len(), &|k| {
             let range = ranges[k].clone();
             let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
-            let bytes = (range.zip(views))
-                .filter(|&(index, _)| is_valid(strings.validity, index))
-                .filter_map(|(_, view)| {
-                    let word = |at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
-                    let len = word(0) as usize;
-                    let kept = adopted.get(word(8) as usize).is_some_and(Option::is_some);
-                    (len > MAX_INLINE_LEN && !kept).then_some(len)
+            let word =
+                |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
+            let long = (range.zip(views)).filter(|&(index, view)| {
+                word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
+            });
+            // The buffer each view names only matters where some buffers are adopted.
+            let bytes = if any_adopted {
+                long.filter(|(_, view)| {
+                    adopted
+                        .get(word(view, 8) as usize)
+                        .is_none_or(Option::is_none)
                 })
-                .fold(0usize, usize::saturating_add);
+                .map(|(_, view)| word(view, 0) as usize)
+                .fold(0usize, usize::saturating_add)
+            } else {
+                long.map(|(_, view)| word(view, 0) as usize)
+                    .fold(0usize, usize::saturating_add)
+            };
             *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
         });
         for (bytes, count) in by_part.iter_mut().zip(counts) {
@@ -129,7 +139,11 @@ fn fill_views_in_parts(
     }
     let fill = |out: &mut [View], first: usize, store: &mut PartStore<'_>| {
         let part = strings.from(first);
-        let filled = fill_views_loop::<true, _>(out, store, allow_na, &part, (adopted, n));
+        let filled = if any_adopted {
+            fill_views_loop::<true, _>(out, store, allow_na, &part, (adopted, n))
+        } else {
+            fill_views_loop::<false, _>(out, store, allow_na, &part, (adopted, n))
+        };
         filled.map_err(|(index, error)| (first + index, error.offset_index(first)))
     };
     fill_in_parts(out, arena, ranges, &by_part, &fill).map_err(|error| (0, error))
