@@ -2,6 +2,7 @@
 //! bytes they are where inline, long strings read in place from adopted buffers or copied
 //! into packed chunks, on the calling thread or in parts on the thread pool.
 
+use std::ops::Range;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::adopt::{adopt_buffers, unadopt_on_error};
@@ -24,11 +25,17 @@ pub(super) fn fill_views(
     kept: &Arc<Kept>,
 ) -> Result<(), ArrowError> {
     let views = || strings.views.chunks_exact(16).enumerate();
-    let long_bytes = views()
-        .filter(|&(index, _)| is_valid(strings.validity, index))
-        .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
-        .filter(|&len| len > MAX_INLINE_LEN)
-        .fold(0usize, usize::saturating_add);
+    // With the loop cut into parts, their long strings are counted on the pool.
+    let ranges = part_ranges(out.len());
+    let long_by_part = (ranges.as_ref()).map(|ranges| copied_by_part(strings, ranges, None));
+    let long_bytes = match &long_by_part {
+        Some(by_part) => by_part.iter().fold(0usize, |sum, &b| sum.saturating_add(b)),
+        None => views()
+            .filter(|&(index, _)| is_valid(strings.validity, index))
+            .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
+            .filter(|&len| len > MAX_INLINE_LEN)
+            .fold(0usize, usize::saturating_add),
+    };
     // The long strings' bytes by data buffer: with one buffer, all of them (a view naming
     // another buffer is an error below); else counted in a second pass, unless they are
     // too few to be worth adopting whatever buffers hold them (the views buffer alone
@@ -56,14 +63,49 @@ pub(super) fn fill_views(
         .map(|(bytes, _)| bytes)
         .fold(0, |sum, &bytes| sum.saturating_add(bytes));
     let copied = long_bytes.saturating_sub(kept_bytes);
-    let filled = match part_ranges(out.len()) {
-        Some(ranges) => {
-            fill_views_in_parts(out, arena, allow_na, strings, &adopted, &ranges, copied)
+    let filled = match (ranges, long_by_part) {
+        (Some(ranges), Some(long_by_part)) => {
+            let parts = (&ranges[..], long_by_part);
+            fill_views_in_parts(out, arena, allow_na, strings, &adopted, parts, copied)
         }
-        None => views_on_one_thread(out, arena, allow_na, strings, &adopted, copied),
+        _ => views_on_one_thread(out, arena, allow_na, strings, &adopted, copied),
     };
     let released = release_on_error(out, arena, filled);
     unadopt_on_error(arena, &adopted, released)
+}
+
+/// The bytes of the long strings of each part (`ranges`) that are copied: all of them, or
+/// those not in a buffer that is `adopted`; counted on the pool.
+#[inline(never)]
+fn copied_by_part(
+    strings: &ViewStrings<'_>,
+    ranges: &[Range<usize>],
+    adopted: Option<&[Option<u32>]>,
+) -> Vec<usize> {
+    let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
+    run(ranges.len(), &|k| {
+        let range = ranges[k].clone();
+        let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
+        let word = |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
+        let long = (range.zip(views)).filter(|&(index, view)| {
+            word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
+        });
+        let bytes = match adopted {
+            None => long
+                .map(|(_, view)| word(view, 0) as usize)
+                .fold(0usize, usize::saturating_add),
+            Some(adopted) => long
+                .filter(|(_, view)| {
+                    (adopted.get(word(view, 8) as usize)).is_none_or(Option::is_none)
+                })
+                .map(|(_, view)| word(view, 0) as usize)
+                .fold(0usize, usize::saturating_add),
+        };
+        *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
+    });
+    (counts.into_iter())
+        .map(|count| count.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
 }
 
 /// [`fill_views`]' element loop on the calling thread, `copied` bytes to copy (a function
@@ -89,8 +131,9 @@ fn views_on_one_thread(
 }
 
 /// [`fill_views`]' element loop cut into `ranges` for the thread pool, `copied` bytes to
-/// copy in all: each part first counts what it copies (its region's size), on the pool
-/// too. An error comes with 0: nothing to release.
+/// copy in all, each part into a region of its own sized by its long strings
+/// (`long_by_part`), or, where some buffers are adopted, by those it copies (counted
+/// again on the pool). An error comes with 0: nothing to release.
 #[inline(never)]
 fn fill_views_in_parts(
     out: &mut [View],
@@ -98,41 +141,16 @@ fn fill_views_in_parts(
     allow_na: bool,
     strings: &ViewStrings<'_>,
     adopted: &[Option<u32>],
-    ranges: &[std::ops::Range<usize>],
+    (ranges, long_by_part): (&[Range<usize>], Vec<usize>),
     copied: usize,
 ) -> Result<(), (usize, ArrowError)> {
     let n = out.len();
     let any_adopted = adopted.iter().any(Option::is_some);
-    let mut by_part = vec![0usize; ranges.len()];
-    if copied > 0 {
-        let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
-        run(ranges.len(), &|k| {
-            let range = ranges[k].clone();
-            let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
-            let word =
-                |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
-            let long = (range.zip(views)).filter(|&(index, view)| {
-                word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
-            });
-            // The buffer each view names only matters where some buffers are adopted.
-            let bytes = if any_adopted {
-                long.filter(|(_, view)| {
-                    adopted
-                        .get(word(view, 8) as usize)
-                        .is_none_or(Option::is_none)
-                })
-                .map(|(_, view)| word(view, 0) as usize)
-                .fold(0usize, usize::saturating_add)
-            } else {
-                long.map(|(_, view)| word(view, 0) as usize)
-                    .fold(0usize, usize::saturating_add)
-            };
-            *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
-        });
-        for (bytes, count) in by_part.iter_mut().zip(counts) {
-            *bytes = count.into_inner().unwrap_or_else(PoisonError::into_inner);
-        }
-    }
+    let by_part = match (any_adopted, copied) {
+        (false, _) => long_by_part,
+        (true, 0) => vec![0; ranges.len()],
+        (true, _) => copied_by_part(strings, ranges, Some(adopted)),
+    };
     if !fit_regions(&by_part) {
         let packed = arena.packed(copied);
         return fill_views_loop::<true, _>(out, packed, allow_na, strings, (adopted, n));
