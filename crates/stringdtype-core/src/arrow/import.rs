@@ -10,7 +10,8 @@
 //! strings already stored are released again. The imported structs are taken by value
 //! and so released exactly once, whatever happens.
 
-use std::sync::Arc;
+use std::ops::Range;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use super::adopt::{adopt, unadopt_on_error};
 use super::buffers::{is_valid, IntKind, RawArray};
@@ -19,7 +20,7 @@ use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
 use super::import_views::fill_views;
 use super::kept::Kept;
-use super::parts::{fill_in_parts, fit_regions, part_ranges, LongStore, PartStore};
+use super::parts::{fill_in_parts, fit_regions, part_ranges, run, LongStore, PartStore};
 use super::strings::{
     dictionary_entries, invalid_utf8, DictionaryKeys, OffsetStrings, Strings, ValueLayout,
 };
@@ -221,14 +222,8 @@ fn fill_offsets_of<const W: usize>(
     // The long strings' bytes, which size the packed chunks (by part when the loop is cut
     // into parts for the thread pool). Only a hint: offsets out of order are caught below.
     let ranges = part_ranges(out.len());
-    let by_part: Option<Vec<usize>> = ranges.as_ref().map(|ranges| {
-        (ranges.iter())
-            .map(|r| {
-                let offsets = &offsets[r.start * W..(r.end + 1) * W];
-                long_bytes_of::<W>(offsets, &strings.from(r.start), &read)
-            })
-            .collect()
-    });
+    let by_part =
+        (ranges.as_ref()).map(|ranges| long_bytes_by_part::<W>(offsets, strings, ranges, &read));
     let long_bytes = match &by_part {
         Some(by_part) => by_part.iter().fold(0usize, |sum, &b| sum.saturating_add(b)),
         None => long_bytes_of::<W>(offsets, strings, &read),
@@ -299,7 +294,7 @@ fn fill_offsets_in_parts<const W: usize>(
     strings: &OffsetStrings<'_>,
     offsets: &[u8],
     adopted: Option<u32>,
-    (ranges, copied): (&[std::ops::Range<usize>], &[usize]),
+    (ranges, copied): (&[Range<usize>], &[usize]),
     read: &(impl Fn(&[u8]) -> i64 + Sync),
 ) -> Result<(), ArrowError> {
     let fill = |out: &mut [View], first: usize, store: &mut PartStore<'_>| {
@@ -314,6 +309,27 @@ fn fill_offsets_in_parts<const W: usize>(
         filled.map_err(|(index, error)| (first + index, error.offset_index(first)))
     };
     fill_in_parts(out, arena, ranges, copied, &fill)
+}
+
+/// [`long_bytes_of`] for each part (`ranges`) of the elements whose `offsets` are given,
+/// counted on the pool (a function of its own, as [`fill_offsets_in_parts`]).
+#[inline(never)]
+fn long_bytes_by_part<const W: usize>(
+    offsets: &[u8],
+    strings: &OffsetStrings<'_>,
+    ranges: &[Range<usize>],
+    read: &(impl Fn(&[u8]) -> i64 + Sync),
+) -> Vec<usize> {
+    let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
+    run(ranges.len(), &|k| {
+        let range = &ranges[k];
+        let offsets = &offsets[range.start * W..(range.end + 1) * W];
+        let bytes = long_bytes_of::<W>(offsets, &strings.from(range.start), read);
+        *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
+    });
+    (counts.into_iter())
+        .map(|count| count.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
 }
 
 /// The bytes of the long strings of the elements whose `offsets` are given (one more
