@@ -10,7 +10,14 @@ import random
 
 import numpy as np
 import pytest
-from conftest import UNSET, REFERENCE, long_string, random_strings, run_isolated
+from conftest import (
+    REFERENCE,
+    UNSET,
+    call_from_threads,
+    long_string,
+    random_strings,
+    run_isolated,
+)
 
 pa = pytest.importorskip("pyarrow")
 
@@ -215,3 +222,29 @@ print(os.waitstatus_to_exitcode(status), from_arrow(source).tolist() == vals[1:]
         timeout=60,
     )
     assert out.split() == ["0", "True"]
+
+
+def test_python_threads_importing_at_once_share_the_pool():
+    # Imports in parts from several Python threads at once, some failing, against
+    # the values and errors of one thread.
+    _core._set_pool_threads(2)
+    vals = values(9, 5000, 0.3)
+    sources = {
+        "string": fresh(vals, pa.string()),
+        "view": fresh(vals, pa.string_view()),
+        "pieces": pa.concat_arrays(
+            [fresh(vals[:2500], pa.string_view()), fresh(vals[2500:], pa.string_view())]
+        ),
+        "bad": bad_utf8(5000, 4321, pa.string_view()),
+    }
+    calls = {
+        name: (lambda s=s: outcome(lambda: from_arrow(s, na_object=None).tolist()))
+        for name, s in sources.items()
+    }
+
+    def check(name, got):
+        if name == "bad":
+            return got[:2] == ("error", UnicodeDecodeError) and "element 4321 " in got[2]
+        return got == ("ok", vals)
+
+    assert call_from_threads(calls, check, threads=6, rounds=8) == []
