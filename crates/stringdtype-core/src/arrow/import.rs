@@ -11,7 +11,7 @@
 //! and so released exactly once, whatever happens.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use super::adopt::{adopt, unadopt_on_error};
 use super::buffers::{is_valid, IntKind, RawArray};
@@ -20,7 +20,7 @@ use super::error::ArrowError;
 use super::ffi::{ArrowArray, ArrowSchema};
 use super::import_views::fill_views;
 use super::kept::Kept;
-use super::parts::{fill_in_parts, fit_regions, part_ranges, run, LongStore, PartStore};
+use super::parts::{count_parts, fill_in_parts, fit_regions, part_ranges, LongStore, PartStore};
 use super::strings::{
     dictionary_entries, invalid_utf8, DictionaryKeys, OffsetStrings, Strings, ValueLayout,
 };
@@ -320,16 +320,11 @@ fn long_bytes_by_part<const W: usize>(
     ranges: &[Range<usize>],
     read: &(impl Fn(&[u8]) -> i64 + Sync),
 ) -> Vec<usize> {
-    let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
-    run(ranges.len(), &|k| {
+    count_parts(ranges.len(), &|k| {
         let range = &ranges[k];
         let offsets = &offsets[range.start * W..(range.end + 1) * W];
-        let bytes = long_bytes_of::<W>(offsets, &strings.from(range.start), read);
-        *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
-    });
-    (counts.into_iter())
-        .map(|count| count.into_inner().unwrap_or_else(PoisonError::into_inner))
-        .collect()
+        long_bytes_of::<W>(offsets, &strings.from(range.start), read)
+    })
 }
 
 /// The bytes of the long strings of the elements whose `offsets` are given (one more

@@ -3,14 +3,14 @@
 //! into packed chunks, on the calling thread or in parts on the thread pool.
 
 use std::ops::Range;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use super::adopt::{adopt_buffers, unadopt_on_error};
 use super::buffers::is_valid;
 use super::element::{prefetch, release_on_error, PREFETCH_AHEAD};
 use super::error::ArrowError;
 use super::kept::Kept;
-use super::parts::{fill_in_parts, fit_regions, part_ranges, run, LongStore, PartStore};
+use super::parts::{count_parts, fill_in_parts, fit_regions, part_ranges, LongStore, PartStore};
 use super::strings::ViewStrings;
 use crate::arena::Arena;
 use crate::view::{View, MAX_INLINE_LEN};
@@ -82,15 +82,14 @@ fn copied_by_part(
     ranges: &[Range<usize>],
     adopted: Option<&[Option<u32>]>,
 ) -> Vec<usize> {
-    let counts: Vec<_> = ranges.iter().map(|_| Mutex::new(0usize)).collect();
-    run(ranges.len(), &|k| {
+    count_parts(ranges.len(), &|k| {
         let range = ranges[k].clone();
         let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
         let word = |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
         let long = (range.zip(views)).filter(|&(index, view)| {
             word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
         });
-        let bytes = match adopted {
+        match adopted {
             None => long
                 .map(|(_, view)| word(view, 0) as usize)
                 .fold(0usize, usize::saturating_add),
@@ -100,12 +99,8 @@ fn copied_by_part(
                 })
                 .map(|(_, view)| word(view, 0) as usize)
                 .fold(0usize, usize::saturating_add),
-        };
-        *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
-    });
-    (counts.into_iter())
-        .map(|count| count.into_inner().unwrap_or_else(PoisonError::into_inner))
-        .collect()
+        }
+    })
 }
 
 /// [`fill_views`]' element loop on the calling thread, `copied` bytes to copy (a function

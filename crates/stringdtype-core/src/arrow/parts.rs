@@ -99,6 +99,19 @@ pub(super) fn run(parts: usize, work: &(dyn Fn(usize) + Sync)) {
     }
 }
 
+/// `count(k)` for every `k < parts`, counted on the pool (a part whose thread stopped
+/// counts 0: its loop then fails the import).
+pub(super) fn count_parts(parts: usize, count: &(dyn Fn(usize) -> usize + Sync)) -> Vec<usize> {
+    let counts: Vec<_> = (0..parts).map(|_| Mutex::new(0usize)).collect();
+    run(parts, &|k| {
+        let bytes = count(k);
+        *counts[k].lock().unwrap_or_else(PoisonError::into_inner) = bytes;
+    });
+    (counts.into_iter())
+        .map(|count| count.into_inner().unwrap_or_else(PoisonError::into_inner))
+        .collect()
+}
+
 /// Whether parts copying `copied[k]` bytes each fit regions (one chunk each).
 pub(super) fn fit_regions(copied: &[usize]) -> bool {
     copied.iter().all(|&bytes| bytes <= MAX_CHUNK)
