@@ -159,6 +159,17 @@ def test_long_copied_strings_fit_regions_or_go_one_thread(size):
     assert one[1][1] >= 40 * size
 
 
+@pytest.mark.parametrize("type_", TYPES, ids=str)
+def test_long_adopted_strings_split_whatever_their_size(type_):
+    # 40 strings of 2 MiB, read in place: 20 MiB a part, none of it copied.
+    rng = random.Random(5)
+    vals = [long_string(rng, 64) * (2 << 14) + str(i) for i in range(40)]
+    source = fresh(vals, type_)
+    one = same_at_one_and_two(source)
+    assert one[0] == "ok" and one[1][0] == vals
+    assert chunks_at(2, source) == len(source.buffers()) - 2
+
+
 def bad_utf8(n, where, type_):
     raw = [v.encode() for v in values(5, n, 0.3, nulls=False)]
     raw[where] = raw[where][:3] + b"\xff" + raw[where][3:]

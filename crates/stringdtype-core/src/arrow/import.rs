@@ -234,12 +234,13 @@ fn fill_offsets_of<const W: usize>(
     let adopted = adopt(arena, kept, data, long_bytes, extra);
     *adopted_out = adopted;
     if let (Some(ranges), Some(by_part)) = (ranges, by_part) {
-        if fit_regions(&by_part) {
-            let copied = if adopted.is_some() {
-                vec![0; by_part.len()]
-            } else {
-                by_part
-            };
+        // Nothing is copied from an adopted buffer: its parts need no regions.
+        let copied = if adopted.is_some() {
+            vec![0; by_part.len()]
+        } else {
+            by_part
+        };
+        if fit_regions(&copied) {
             let parts = (&ranges[..], &copied[..]);
             return fill_offsets_in_parts::<W>(
                 out, arena, allow_na, strings, offsets, adopted, parts, &read,
