@@ -301,13 +301,12 @@ fn fill_offsets_in_parts<const W: usize>(
     let fill = |out: &mut [View], first: usize, store: &mut PartStore<'_>| {
         let offsets = &offsets[first * W..(first + out.len() + 1) * W];
         let part = strings.from(first);
-        let filled = match adopted {
+        match adopted {
             Some(local) => {
                 offsets_loop::<W, true, _>(out, store, allow_na, &part, offsets, local, read)
             }
             None => offsets_loop::<W, false, _>(out, store, allow_na, &part, offsets, 0, read),
-        };
-        filled.map_err(|(index, error)| (first + index, error.offset_index(first)))
+        }
     };
     fill_in_parts(out, arena, ranges, copied, &fill)
 }

@@ -152,12 +152,11 @@ fn fill_views_in_parts(
     }
     let fill = |out: &mut [View], first: usize, store: &mut PartStore<'_>| {
         let part = strings.from(first);
-        let filled = if any_adopted {
+        if any_adopted {
             fill_views_loop::<true, _>(out, store, allow_na, &part, (adopted, n))
         } else {
             fill_views_loop::<false, _>(out, store, allow_na, &part, (adopted, n))
-        };
-        filled.map_err(|(index, error)| (first + index, error.offset_index(first)))
+        }
     };
     fill_in_parts(out, arena, ranges, &by_part, &fill).map_err(|error| (0, error))
 }

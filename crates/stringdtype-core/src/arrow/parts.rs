@@ -118,15 +118,17 @@ pub(super) fn fit_regions(copied: &[usize]) -> bool {
 }
 
 /// An element loop over one part: `(out, first, store)` fills `out`, the elements from
-/// `first` on, and returns the first error with its element's index.
+/// `first` on, and returns the first error, its indices counted from `first` (as the
+/// element loops count them over a part's strings).
 pub(super) type PartLoop<'f> = dyn Fn(&mut [View], usize, &mut PartStore<'_>) -> std::result::Result<(), (usize, ArrowError)>
     + Sync
     + 'f;
 
 /// Fills `out` part by part (`ranges`, each copying `copied[k]` bytes into a region of
 /// its own) with `fill`, on the pool. On success the regions' strings count in the
-/// arena; on error (the first element's, in order) the regions are let go of again and
-/// `out` must not be read (no view of it is to be released).
+/// arena; on error (the first element's in order, its indices shifted to count in the
+/// whole of `out`) the regions are let go of again and `out` must not be read (no view
+/// of it is to be released).
 pub(super) fn fill_in_parts(
     out: &mut [View],
     arena: &mut Arena,
@@ -157,7 +159,7 @@ pub(super) fn fill_in_parts(
         };
         match result {
             Some(Ok(())) => None,
-            Some(Err((_, error))) => Some(error),
+            Some(Err((_, error))) => Some(error.offset_index(range.start)),
             None => Some(stopped()),
         }
     });
