@@ -261,6 +261,15 @@ def describe(result):
     return normalize(result)
 
 
+def error_or_result(fn):
+    """``("ok", fn())``, or ``("error", exception type, message)``: for comparing two ways
+    of running one call, errors included."""
+    try:
+        return ("ok", fn())
+    except Exception as exc:  # noqa: BLE001 - the error is the outcome
+        return ("error", type(exc), str(exc))
+
+
 def outcome(fn, *args):
     """``("ok", describe(result))`` or ``("raises", exception type)``."""
     try:

@@ -14,6 +14,7 @@ from conftest import (
     REFERENCE,
     UNSET,
     call_from_threads,
+    error_or_result,
     long_string,
     random_strings,
     run_isolated,
@@ -39,13 +40,6 @@ def small_threshold():
     _core._set_pool_threads(threads)
 
 
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except Exception as exc:  # noqa: BLE001
-        return ("error", type(exc), str(exc))
-
-
 def at(threads, source, **kwargs):
     """``from_arrow(source)`` on ``threads`` threads: its values and string bytes, or
     its error."""
@@ -56,7 +50,7 @@ def at(threads, source, **kwargs):
         info = memory_info(a)
         return a.tolist(), info["string_bytes"], info["arena_used"]
 
-    return outcome(run)
+    return error_or_result(run)
 
 
 def same_at_one_and_two(source, **kwargs):
@@ -249,7 +243,7 @@ def test_python_threads_importing_at_once_share_the_pool():
         "bad": bad_utf8(5000, 4321, pa.string_view()),
     }
     calls = {
-        name: (lambda s=s: outcome(lambda: from_arrow(s, na_object=None).tolist()))
+        name: (lambda s=s: error_or_result(lambda: from_arrow(s, na_object=None).tolist()))
         for name, s in sources.items()
     }
 

@@ -14,6 +14,7 @@ from conftest import (
     REFERENCE,
     UNSET,
     call_from_threads,
+    error_or_result,
     random_strings,
     run_isolated,
 )
@@ -51,13 +52,6 @@ def dtypes(na_object):
 def at_threads(threads, fn):
     _core._set_pool_threads(threads)
     return fn()
-
-
-def outcome(fn):
-    try:
-        return ("ok", fn())
-    except Exception as exc:  # noqa: BLE001
-        return ("error", type(exc), str(exc))
 
 
 def same(x, y):
@@ -128,12 +122,12 @@ def test_two_threads_give_one_threads_results_and_numpys(na_object):
         [isinstance(x, str) and isinstance(y, str) and "\0" not in x + y for x, y in zip(va, vb)]
     )
     for name, fn in {**KERNELS, **OWN}.items():
-        one = at_threads(1, lambda fn=fn: outcome(lambda: fn(a, b)))
-        two = at_threads(2, lambda fn=fn: outcome(lambda: fn(a, b)))
+        one = at_threads(1, lambda fn=fn: error_or_result(lambda: fn(a, b)))
+        two = at_threads(2, lambda fn=fn: error_or_result(lambda: fn(a, b)))
         assert same(one, two), (name, one[:2], two[:2])
         if name in OWN:
             continue
-        reference = outcome(lambda fn=fn: fn(ra, rb))
+        reference = error_or_result(lambda fn=fn: fn(ra, rb))
         assert one[0] == reference[0], (name, one, reference)
         if one[0] == "ok":
             np.testing.assert_array_equal(one[1][clean], reference[1][clean], err_msg=name)
@@ -156,10 +150,10 @@ def test_loops_over_the_views_alone_split_from_a_larger_size(na_object):
             _core._set_pool_threshold(threshold)
             for name in VIEWS_ONLY:
                 fn = KERNELS[name]
-                one = at_threads(1, lambda fn=fn: outcome(lambda: fn(a, a)))
-                two = at_threads(2, lambda fn=fn: outcome(lambda: fn(a, a)))
+                one = at_threads(1, lambda fn=fn: error_or_result(lambda: fn(a, a)))
+                two = at_threads(2, lambda fn=fn: error_or_result(lambda: fn(a, a)))
                 assert same(one, two), (name, threshold, one[:2], two[:2])
-                reference = outcome(lambda fn=fn: fn(ra, ra))
+                reference = error_or_result(lambda fn=fn: fn(ra, ra))
                 assert one[0] == reference[0], (name, one, reference)
                 if one[0] == "ok":
                     np.testing.assert_array_equal(
@@ -216,11 +210,11 @@ def test_comparison_errors_stop_at_the_first_missing_value():
     for threads in (1, 2):
         _core._set_pool_threads(threads)
         out = np.ones(N, dtype=bool)
-        results[threads] = outcome(lambda out=out: np.less(a, b, out=out)), out
+        results[threads] = error_or_result(lambda out=out: np.less(a, b, out=out)), out
     assert results[1][0][:2] == results[2][0][:2]
     assert results[1][0][0] == "error"
     assert results[1][1].tobytes() == results[2][1].tobytes()
-    reference = outcome(
+    reference = error_or_result(
         lambda: np.less(
             np.array(va, dtype=np.dtypes.StringDType(na_object=None)),
             np.array(vb, dtype=np.dtypes.StringDType(na_object=None)),
@@ -441,11 +435,11 @@ def test_sorts_on_two_threads_give_one_threads_order(na_object):
     for threads in (1, 2):
         _core._set_pool_threads(threads)
         results[threads] = {
-            "sort": outcome(lambda: np.sort(a)),
-            "argsort": outcome(lambda: np.argsort(a)),
-            "argsort stable": outcome(lambda: np.argsort(a, kind="stable")),
-            "unique": outcome(lambda: np.unique(a)),
-            "sort in place": outcome(lambda: (lambda c: (c.sort(), c)[1])(a.copy())),
+            "sort": error_or_result(lambda: np.sort(a)),
+            "argsort": error_or_result(lambda: np.argsort(a)),
+            "argsort stable": error_or_result(lambda: np.argsort(a, kind="stable")),
+            "unique": error_or_result(lambda: np.unique(a)),
+            "sort in place": error_or_result(lambda: (lambda c: (c.sort(), c)[1])(a.copy())),
         }
     for name, one in results[1].items():
         two = results[2][name]
@@ -462,7 +456,7 @@ def test_sorts_on_two_threads_give_one_threads_order(na_object):
         else:
             np.testing.assert_array_equal(one[1], two[1], err_msg=name)
     # NumPy's StringDType as the reference, where it has the same rules (no NUL).
-    reference = outcome(lambda: np.sort(ra))
+    reference = error_or_result(lambda: np.sort(ra))
     assert results[1]["sort"][0] == reference[0]
     if reference[0] == "ok" and not any(isinstance(x, str) and "\0" in x for x in va):
         np.testing.assert_array_equal(results[2]["sort"][1], reference[1])
