@@ -26,6 +26,7 @@ ROWS = {
     "find": lambda a: np.strings.find(a, "a"),
     "lstrip": lambda a: np.strings.lstrip(a),
     "rstrip": lambda a: np.strings.rstrip(a),
+    "strip": lambda a: np.strings.strip(a),
 }
 
 
