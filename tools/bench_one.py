@@ -27,6 +27,7 @@ ROWS = {
     "lstrip": lambda a: np.strings.lstrip(a),
     "rstrip": lambda a: np.strings.rstrip(a),
     "strip": lambda a: np.strings.strip(a),
+    "multiply_3": lambda a: a * 3,
 }
 
 
