@@ -30,11 +30,7 @@ pub(super) fn fill_views(
     let long_by_part = (ranges.as_ref()).map(|ranges| copied_by_part(strings, ranges, None));
     let long_bytes = match &long_by_part {
         Some(by_part) => by_part.iter().fold(0usize, |sum, &b| sum.saturating_add(b)),
-        None => views()
-            .filter(|&(index, _)| is_valid(strings.validity, index))
-            .map(|(_, view)| u32::from_le_bytes(view[..4].try_into().expect("4 bytes")) as usize)
-            .filter(|&len| len > MAX_INLINE_LEN)
-            .fold(0usize, usize::saturating_add),
+        None => copied_bytes(strings, 0..out.len(), None),
     };
     // The long strings' bytes by data buffer: with one buffer, all of them (a view naming
     // another buffer is an error below); else counted in a second pass, unless they are
@@ -83,24 +79,32 @@ fn copied_by_part(
     adopted: Option<&[Option<u32>]>,
 ) -> Vec<usize> {
     count_parts(ranges.len(), &|k| {
-        let range = ranges[k].clone();
-        let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
-        let word = |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
-        let long = (range.zip(views)).filter(|&(index, view)| {
-            word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
-        });
-        match adopted {
-            None => long
-                .map(|(_, view)| word(view, 0) as usize)
-                .fold(0usize, usize::saturating_add),
-            Some(adopted) => long
-                .filter(|(_, view)| {
-                    (adopted.get(word(view, 8) as usize)).is_none_or(Option::is_none)
-                })
-                .map(|(_, view)| word(view, 0) as usize)
-                .fold(0usize, usize::saturating_add),
-        }
+        copied_bytes(strings, ranges[k].clone(), adopted)
     })
+}
+
+/// The bytes of the long strings of the elements `range` that are copied: all of them,
+/// or those not in a buffer that is `adopted`.
+#[inline]
+fn copied_bytes(
+    strings: &ViewStrings<'_>,
+    range: Range<usize>,
+    adopted: Option<&[Option<u32>]>,
+) -> usize {
+    let views = strings.views[range.start * 16..range.end * 16].chunks_exact(16);
+    let word = |view: &[u8], at| u32::from_le_bytes(view[at..at + 4].try_into().expect("4"));
+    let long = (range.zip(views)).filter(|&(index, view)| {
+        word(view, 0) as usize > MAX_INLINE_LEN && is_valid(strings.validity, index)
+    });
+    match adopted {
+        None => long
+            .map(|(_, view)| word(view, 0) as usize)
+            .fold(0usize, usize::saturating_add),
+        Some(adopted) => long
+            .filter(|(_, view)| (adopted.get(word(view, 8) as usize)).is_none_or(Option::is_none))
+            .map(|(_, view)| word(view, 0) as usize)
+            .fold(0usize, usize::saturating_add),
+    }
 }
 
 /// [`fill_views`]' element loop on the calling thread, `copied` bytes to copy (a function
