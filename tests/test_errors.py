@@ -231,6 +231,45 @@ def test_failed_cast_from_unicode_leaves_array_and_arena_unchanged(target):
     assert memory_info(target)["string_bytes"] == info["string_bytes"]
 
 
+INLINE_TARGETS = {
+    # Elements of all zero bits, as in a new array: nothing of them is kept aside.
+    "empty": lambda flavor: np.empty(6, dtype=flavor.dtype()),
+    # Inline strings, missing values and zero bits mixed: each is kept and put back.
+    "inline": lambda flavor: np.array(
+        ["short", "", "é中😀", "x" * 12, flavor.na_object if flavor.has_na else "na", ""],
+        dtype=flavor.dtype(),
+    ),
+}
+
+
+@package_only
+@pytest.mark.parametrize("kind", INLINE_TARGETS)
+@pytest.mark.parametrize("where", ["full_slice", "step_slice", "reversed", "fancy"])
+def test_failed_cast_into_inline_strings_leaves_array_and_arena_unchanged(flavor, kind, where):
+    # A destination without long strings is written as each string converts; after a
+    # failure the elements written are released and put back as they were.
+    from stringdtype import memory_info
+
+    target = INLINE_TARGETS[kind](flavor)
+    index = {
+        "full_slice": slice(None),
+        "step_slice": slice(None, None, 2),
+        "reversed": slice(None, None, -1),
+        "fancy": [4, 0, 2, 5],
+    }[where]
+    count = len(target[index])
+    before = snapshot(target)
+    bad = np.array(["y" * 30, "é" * 3, "z" * 13][:count - 1] + ["z" * 20 + "\ud800"], dtype="U40")
+    bad = np.concatenate([bad[:-1], ["w" * 16] * (count - len(bad)), bad[-1:]])
+    with pytest.raises(TypeError, match="Invalid unicode code point"):
+        target[index] = bad
+    assert_unchanged(target, before)
+    assert memory_info(target)["string_bytes"] == 0
+    # The array takes long strings afterwards as before.
+    target[index] = bad[:-1].tolist() + ["fine"]
+    assert target[index].tolist() == bad[:-1].tolist() + ["fine"]
+
+
 def test_array_usable_after_errors(flavor, rng):
     values = random_strings(rng, 30, flavor.na_object)
     arr = np.array(values, dtype=flavor.dtype())

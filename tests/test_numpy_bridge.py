@@ -243,6 +243,47 @@ def test_casts_racing_in_opposite_directions_do_not_deadlock():
     )
 
 
+def test_a_cast_from_numpys_dtype_that_runs_out_of_memory_changes_nothing():
+    # Strings of 100 MiB under an address-space limit 300 MiB above the process's: the
+    # third cannot be stored. A destination of inline strings (written as each string
+    # converts) and one holding long strings (written after all converted) are left as
+    # they were, with no string of the failed cast kept in their arenas.
+    out = run_isolated(
+        """
+        import resource
+        from stringdtype import memory_info
+        t = np.array(["a", "b" * 20] + ["y" * (100 * 2**20)] * 4 + ["c" * 30],
+                     dtype=np.dtypes.StringDType())
+        targets = {
+            "inline": ["keep", "", "é中", "q" * 12, "", "r", ""],
+            "long": ["keep", "l" * 40, "é中" * 10, "", "m" * 13, "r", ""],
+        }
+        arrays = {k: np.array(v, dtype=StringDType()) for k, v in targets.items()}
+        held = {k: memory_info(a)["string_bytes"] for k, a in arrays.items()}
+        status = open("/proc/self/status").read()
+        vm = int(status.split("VmSize:")[1].split()[0]) * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (vm + 300 * 2**20, hard))
+        for kind, a in arrays.items():
+            try:
+                np.copyto(a, t)
+            except MemoryError:
+                print(kind, "MemoryError")
+            assert a.tolist() == targets[kind], (kind, [s[:20] for s in a.tolist()])
+            assert memory_info(a)["string_bytes"] == held[kind]
+        try:
+            t.astype(StringDType())
+        except MemoryError:
+            print("astype MemoryError")
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        small = t[:2].astype(StringDType())
+        assert small.tolist() == ["a", "b" * 20]
+        """,
+        timeout=120,
+    )
+    assert out.split("\n")[:3] == ["inline MemoryError", "long MemoryError", "astype MemoryError"]
+
+
 def test_libraries_that_know_numpys_dtype_take_a_safe_path():
     # pyarrow reads NumPy's StringDType through NumPy's C string API: on this dtype it
     # must refuse (to_arrow is the way), never read the views as NumPy's strings.

@@ -28,6 +28,8 @@ ROWS = {
     "rstrip": lambda a: np.strings.rstrip(a),
     "strip": lambda a: np.strings.strip(a),
     "multiply_3": lambda a: a * 3,
+    "upper": lambda a: stringdtype.strings.upper(a),
+    "add": lambda a: a + a,
 }
 
 

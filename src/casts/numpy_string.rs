@@ -18,9 +18,8 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use stringdtype_core::{Arena, View};
 
-use super::pairs::Pairs;
 use crate::descr::{self, StringDescr};
-use crate::element::{is_fresh_destination, read_view, write_element};
+use crate::element::read_view;
 use crate::error::CoreResultExt;
 use crate::ffi::*;
 use crate::missing;
@@ -116,33 +115,19 @@ super::pairs::strided_loop!(pub(super) string_to_numpy_string, |pairs| {
     })
 });
 
-// Every string is stored in the destination's arena first and the views written only
-// once all converted; a failed cast releases what it stored.
+// A failed cast leaves the destination as it was and releases what it stored
+// (`Pairs::store_each`).
 super::pairs::strided_loop!(pub(super) numpy_string_to_string, |pairs| {
     let source = numpy_params(pairs.src_descr);
     let na_name = static_bytes(&source.na_name);
     let dst = pairs.dst().state();
     let keeps_na = missing::has_na(&dst.na);
-    let n = pairs.n.max(0) as usize;
-    let mut views = Vec::new();
-    if views.try_reserve_exact(n).is_err() {
-        return Err(PyMemoryError::new_err(format!("cannot allocate {n} string views")));
-    }
     // The arena first, as in `string_to_numpy_string`.
     let mut arena = dst.arena.write();
     let allocator = LockedAllocator::acquire(pairs.src_descr);
-    let stored = pairs.for_each(|element, _| {
-        views.push(load_and_store(&allocator, element, na_name, keeps_na, &mut arena)?);
-        Ok(())
-    });
-    drop(allocator);
-    if let Err(err) = stored {
-        for &view in &views {
-            arena.release(view);
-        }
-        return Err(err);
-    }
-    write_all(&pairs, &mut arena, views)
+    pairs.store_each(&mut arena, |element, arena| {
+        load_and_store(&allocator, element, na_name, keeps_na, arena)
+    })
 });
 
 /// The view in `arena` of the NumPy string at `element`.
@@ -170,18 +155,6 @@ fn load_and_store(
             "a numpy.dtypes.StringDType element could not be read",
         )),
     }
-}
-
-/// Writes `views` to the destination's elements, in order.
-fn write_all(pairs: &Pairs<'_>, arena: &mut Arena, views: Vec<View>) -> PyResult<()> {
-    let fresh = is_fresh_destination(arena, pairs.dst_stride);
-    let mut views = views.into_iter();
-    pairs.for_each(|_, dst| {
-        let view = views.next().expect("a view per element");
-        // SAFETY: `dst` is an element of the destination array, whose arena is `arena`.
-        unsafe { write_element(arena, dst, view, fresh) };
-        Ok(())
-    })
 }
 
 /// The casting level between the two dtypes, as NumPy's for its own string-to-string

@@ -4,11 +4,11 @@
 use pyo3::prelude::*;
 
 use crate::descr::StringDescr;
-use crate::element::read_view;
-use crate::error::CoreResultExt;
+use crate::element::{is_fresh_destination, read_view, replace_element, write_view};
+use crate::error::{to_py, CoreResultExt};
 use crate::ffi::PyArray_Descr;
 use crate::loops::Args;
-use stringdtype_core::View;
+use stringdtype_core::{Arena, Error as CoreError, View};
 
 /// The loop's descriptors and its `n` (source, destination) element pointers.
 pub(super) struct Pairs<'a> {
@@ -92,6 +92,89 @@ impl<'a> Pairs<'a> {
             };
             f(bytes, dst)
         })
+    }
+
+    /// Writes `make(src, arena)`, a view stored in `arena` (the destination's, locked)
+    /// for the source element `src`, to each pair's destination element, such that an
+    /// error of any `make` leaves the destination as it was and releases what was stored.
+    ///
+    /// A destination whose arena holds no long string ([`is_fresh_destination`]: a new
+    /// array, or one of inline strings) is written as each view is made, keeping the old
+    /// elements that are not all zero bits (a new array's are) to put back after an
+    /// error. Any other is written only after every view was made, releasing the old
+    /// strings then. (Collecting every view first cost a second pass and a buffer of 16
+    /// bytes per element: `from_numpy_T` and `from_U`, docs/performance.md.) `make` is
+    /// called in one place, so that the compiler inlines it.
+    pub fn store_each(
+        &self,
+        arena: &mut Arena,
+        mut make: impl FnMut(*mut u8, &mut Arena) -> PyResult<View>,
+    ) -> PyResult<()> {
+        let in_place = is_fresh_destination(arena, self.dst_stride);
+        // In place: the old elements other than all zero bits, with their pair, to put
+        // back. Else: every view made, to write at the end.
+        let mut kept: Vec<(isize, View)> = Vec::new();
+        let mut views: Vec<View> = Vec::new();
+        if !in_place {
+            let n = self.n.max(0) as usize;
+            let reserved = views.try_reserve_exact(n);
+            reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(16))))?;
+        }
+        let mut made = 0;
+        let stored = (0..self.n).try_for_each(|i| {
+            let dst = self.dst_at(i);
+            if in_place {
+                // SAFETY: `dst` is an element of the destination array.
+                let old = unsafe { read_view(dst) };
+                if old != View::EMPTY {
+                    let size = size_of::<(isize, View)>();
+                    kept.try_reserve(1)
+                        .map_err(|_| to_py(CoreError::OutOfMemory(size)))?;
+                    kept.push((i, old));
+                }
+            }
+            let view = make(self.src_at(i), arena)?;
+            if in_place {
+                // SAFETY: as above. The old element holds no string of `arena`.
+                unsafe { write_view(dst, view) };
+            } else {
+                views.push(view);
+            }
+            made = i + 1;
+            Ok(())
+        });
+        if let Err(err) = stored {
+            if in_place {
+                for i in 0..made {
+                    let dst = self.dst_at(i);
+                    // SAFETY: as above; the element holds a view made here.
+                    unsafe {
+                        arena.release(read_view(dst));
+                        write_view(dst, View::EMPTY);
+                    }
+                }
+                for (i, old) in kept {
+                    // SAFETY: as above.
+                    unsafe { write_view(self.dst_at(i), old) };
+                }
+            } else {
+                for &view in &views {
+                    arena.release(view);
+                }
+            }
+            return Err(err);
+        }
+        if !in_place {
+            let mut views = views.into_iter();
+            self.for_each(|_, dst| {
+                let view = views.next().expect("a view per element");
+                // SAFETY: `dst` is an element of the destination array, whose arena is
+                // `arena`.
+                unsafe { replace_element(arena, dst, view) };
+                Ok(())
+            })?;
+        }
+        Ok(())
     }
 
     /// The source's descriptor, a StringDType (the cast's signature says so).
