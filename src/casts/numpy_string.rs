@@ -116,7 +116,7 @@ super::pairs::strided_loop!(pub(super) string_to_numpy_string, |pairs| {
 });
 
 // A failed cast leaves the destination as it was and releases what it stored
-// (`Pairs::store_each`).
+// (`Pairs::in_place`).
 super::pairs::strided_loop!(pub(super) numpy_string_to_string, |pairs| {
     let source = numpy_params(pairs.src_descr);
     let na_name = static_bytes(&source.na_name);
@@ -125,9 +125,15 @@ super::pairs::strided_loop!(pub(super) numpy_string_to_string, |pairs| {
     // The arena first, as in `string_to_numpy_string`.
     let mut arena = dst.arena.write();
     let allocator = LockedAllocator::acquire(pairs.src_descr);
-    pairs.store_each(&mut arena, |element, arena| {
-        load_and_store(&allocator, element, na_name, keeps_na, arena)
-    })
+    if pairs.in_place(&arena) {
+        pairs.store_in_place(&mut arena, |element, arena| {
+            load_and_store(&allocator, element, na_name, keeps_na, arena)
+        })
+    } else {
+        pairs.store_after(&mut arena, |element, arena| {
+            load_and_store(&allocator, element, na_name, keeps_na, arena)
+        })
+    }
 });
 
 /// The view in `arena` of the NumPy string at `element`.

@@ -94,87 +94,106 @@ impl<'a> Pairs<'a> {
         })
     }
 
-    /// Writes `make(src, arena)`, a view stored in `arena` (the destination's, locked)
-    /// for the source element `src`, to each pair's destination element, such that an
-    /// error of any `make` leaves the destination as it was and releases what was stored.
+    /// Whether the destination, whose arena is `arena`, can be written by
+    /// [`Pairs::store_in_place`]: its arena holds no long string (a new array, or one of
+    /// inline strings; [`is_fresh_destination`]). Any other is written by
+    /// [`Pairs::store_after`]. Both leave the destination as it was when a string fails
+    /// to convert or to be stored, and release what was stored.
     ///
-    /// A destination whose arena holds no long string ([`is_fresh_destination`]: a new
-    /// array, or one of inline strings) is written as each view is made, keeping the old
-    /// elements that are not all zero bits (a new array's are) to put back after an
-    /// error. Any other is written only after every view was made, releasing the old
-    /// strings then. (Collecting every view first cost a second pass and a buffer of 16
-    /// bytes per element: `from_numpy_T` and `from_U`, docs/performance.md.) `make` is
-    /// called in one place, so that the compiler inlines it.
-    pub fn store_each(
+    /// The two are called apart, each with its own closure, so that the compiler
+    /// inlines each closure into its loop: one loop for both, or one closure for both
+    /// functions, counted up to 1.13x the instructions of `from_U` (docs/performance.md,
+    /// "Casts into new arrays written in place").
+    pub fn in_place(&self, arena: &Arena) -> bool {
+        is_fresh_destination(arena, self.dst_stride)
+    }
+
+    /// Writes `make(src, arena)`, a view stored in `arena` (the destination's, locked)
+    /// for the source element `src`, to each destination element as it is made, the
+    /// old element kept aside unless all zero bits (a new array's are); after an error
+    /// the views written are released and the old elements put back. Only where
+    /// [`Pairs::in_place`] says so: the old elements then hold no string to release.
+    #[inline(always)]
+    pub fn store_in_place(
         &self,
         arena: &mut Arena,
         mut make: impl FnMut(*mut u8, &mut Arena) -> PyResult<View>,
     ) -> PyResult<()> {
-        let in_place = is_fresh_destination(arena, self.dst_stride);
-        // In place: the old elements other than all zero bits, with their pair, to put
-        // back. Else: every view made, to write at the end.
         let mut kept: Vec<(isize, View)> = Vec::new();
-        let mut views: Vec<View> = Vec::new();
-        if !in_place {
-            let n = self.n.max(0) as usize;
-            let reserved = views.try_reserve_exact(n);
-            reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(16))))?;
-        }
         let mut made = 0;
         let stored = (0..self.n).try_for_each(|i| {
             let dst = self.dst_at(i);
-            if in_place {
-                // SAFETY: `dst` is an element of the destination array.
-                let old = unsafe { read_view(dst) };
-                if old != View::EMPTY {
-                    let size = size_of::<(isize, View)>();
-                    kept.try_reserve(1)
-                        .map_err(|_| to_py(CoreError::OutOfMemory(size)))?;
-                    kept.push((i, old));
-                }
+            // SAFETY: `dst` is an element of the destination array.
+            let old = unsafe { read_view(dst) };
+            if old != View::EMPTY {
+                let size = size_of::<(isize, View)>();
+                kept.try_reserve(1)
+                    .map_err(|_| to_py(CoreError::OutOfMemory(size)))?;
+                kept.push((i, old));
             }
             let view = make(self.src_at(i), arena)?;
-            if in_place {
-                // SAFETY: as above. The old element holds no string of `arena`.
-                unsafe { write_view(dst, view) };
-            } else {
-                views.push(view);
-            }
+            // SAFETY: as above. The old element holds no string of `arena`.
+            unsafe { write_view(dst, view) };
             made = i + 1;
             Ok(())
         });
         if let Err(err) = stored {
-            if in_place {
-                for i in 0..made {
-                    let dst = self.dst_at(i);
-                    // SAFETY: as above; the element holds a view made here.
-                    unsafe {
-                        arena.release(read_view(dst));
-                        write_view(dst, View::EMPTY);
-                    }
-                }
-                for (i, old) in kept {
-                    // SAFETY: as above.
-                    unsafe { write_view(self.dst_at(i), old) };
-                }
-            } else {
-                for &view in &views {
-                    arena.release(view);
-                }
+            self.undo(arena, made, kept);
+            return Err(err);
+        }
+        Ok(())
+    }
+
+    /// Puts the destination back after [`Pairs::store_in_place`] failed: the views of
+    /// its first `made` elements released, those elements zeroed, the `kept` old ones
+    /// written back.
+    #[cold]
+    #[inline(never)]
+    fn undo(&self, arena: &mut Arena, made: isize, kept: Vec<(isize, View)>) {
+        for i in 0..made {
+            let dst = self.dst_at(i);
+            // SAFETY: as above; the element holds a view made here.
+            unsafe {
+                arena.release(read_view(dst));
+                write_view(dst, View::EMPTY);
+            }
+        }
+        for (i, old) in kept {
+            // SAFETY: as above.
+            unsafe { write_view(self.dst_at(i), old) };
+        }
+    }
+
+    /// Writes `make(src, arena)` (as for [`Pairs::store_in_place`]) to each destination
+    /// element once every view was made, releasing the old elements' strings then; after
+    /// an error the views made are released and the destination is untouched.
+    #[inline(always)]
+    pub fn store_after(
+        &self,
+        arena: &mut Arena,
+        mut make: impl FnMut(*mut u8, &mut Arena) -> PyResult<View>,
+    ) -> PyResult<()> {
+        let n = self.n.max(0) as usize;
+        let mut views = Vec::new();
+        let reserved = views.try_reserve_exact(n);
+        reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(16))))?;
+        let made = self.for_each(|src, _| {
+            views.push(make(src, arena)?);
+            Ok(())
+        });
+        if let Err(err) = made {
+            for &view in &views {
+                arena.release(view);
             }
             return Err(err);
         }
-        if !in_place {
-            let mut views = views.into_iter();
-            self.for_each(|_, dst| {
-                let view = views.next().expect("a view per element");
-                // SAFETY: `dst` is an element of the destination array, whose arena is
-                // `arena`.
-                unsafe { replace_element(arena, dst, view) };
-                Ok(())
-            })?;
-        }
-        Ok(())
+        let mut views = views.into_iter();
+        self.for_each(|_, dst| {
+            let view = views.next().expect("a view per element");
+            // SAFETY: `dst` is an element of the destination array, whose arena is `arena`.
+            unsafe { replace_element(arena, dst, view) };
+            Ok(())
+        })
     }
 
     /// The source's descriptor, a StringDType (the cast's signature says so).

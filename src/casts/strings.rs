@@ -8,7 +8,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::{kernels, Arena, Error as CoreError, View};
+use stringdtype_core::{kernels, Arena, View};
 
 use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
@@ -228,39 +228,38 @@ fn trim_nuls(bytes: &[u8]) -> &[u8] {
 
 // Each string is encoded into a scratch buffer and stored in the destination's arena at
 // once, under its lock (nothing here calls into Python: an invalid code point is a lazily
-// built error); the views are written only after every element converted, and a failed
-// cast releases what it stored.
+// built error); a failed cast leaves the destination as it was and releases what it
+// stored (`Pairs::in_place`).
 strided_loop!(pub(super) unicode_to_string, |pairs| {
     let (chars, swapped) = (elsize(pairs.src_descr) / 4, is_swapped(pairs.src_descr));
-    let n = pairs.n.max(0) as usize;
-    let mut views = Vec::new();
-    let reserved = views.try_reserve_exact(n);
-    reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(16))))?;
     let mut utf8 = Vec::new();
     let mut arena = pairs.dst().arena().write();
-    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
-    let converted = pairs.for_each(|src, _| {
-        utf8.clear();
-        // SAFETY: a 'U' element holds `chars` UCS4 code units; `[u8; 4]` has alignment 1.
-        let units = unsafe { std::slice::from_raw_parts(src.cast::<[u8; 4]>(), chars) };
-        kernels::ucs4_to_utf8(units, swapped, &mut utf8).py()?;
-        views.push(arena.store(&utf8).py()?);
-        Ok(())
-    });
-    if let Err(err) = converted {
-        for &view in &views {
-            arena.release(view);
-        }
-        return Err(err);
+    if pairs.in_place(&arena) {
+        pairs.store_in_place(&mut arena, |src, arena| {
+            store_ucs4(src, chars, swapped, &mut utf8, arena)
+        })
+    } else {
+        pairs.store_after(&mut arena, |src, arena| {
+            store_ucs4(src, chars, swapped, &mut utf8, arena)
+        })
     }
-    let mut views = views.into_iter();
-    pairs.for_each(|_, dst| {
-        let view = views.next().expect("a view per element");
-        // SAFETY: `dst` is an element of the destination array, whose arena is `arena`.
-        unsafe { write_element(&mut arena, dst, view, fresh) };
-        Ok(())
-    })
 });
+
+/// Stores the `chars` UCS4 code units at `src` in `arena` as UTF-8, encoded in `utf8`.
+#[inline(always)]
+fn store_ucs4(
+    src: *mut u8,
+    chars: usize,
+    swapped: bool,
+    utf8: &mut Vec<u8>,
+    arena: &mut Arena,
+) -> PyResult<View> {
+    // SAFETY: a 'U' element holds `chars` UCS4 code units; `[u8; 4]` has alignment 1.
+    let units = unsafe { std::slice::from_raw_parts(src.cast::<[u8; 4]>(), chars) };
+    utf8.clear();
+    kernels::ucs4_to_utf8(units, swapped, utf8).py()?;
+    arena.store(utf8).py()
+}
 
 strided_loop!(pub(super) string_to_unicode, |pairs| {
     let (chars, swapped) = (elsize(pairs.dst_descr) / 4, is_swapped(pairs.dst_descr));
