@@ -13,6 +13,7 @@ from conftest import (
     both,
     package_only,
     random_strings,
+    run_isolated,
 )
 
 SURROGATES = ["\ud800", "x" * 20 + "\udfff", "ok\udc80ok"]
@@ -268,6 +269,41 @@ def test_failed_cast_into_inline_strings_leaves_array_and_arena_unchanged(flavor
     # The array takes long strings afterwards as before.
     target[index] = bad[:-1].tolist() + ["fine"]
     assert target[index].tolist() == bad[:-1].tolist() + ["fine"]
+
+
+@package_only
+@pytest.mark.parametrize("headroom", [150, 300, 700])
+def test_a_cast_from_bytes_that_runs_out_of_memory_changes_nothing(headroom):
+    # Elements of 100 MiB under an address-space limit `headroom` MiB above the process's:
+    # with 150 and 300 the copy of the checked bytes cannot be allocated (an infallible
+    # buffer once aborted the process there), with 700 the copy fits and the third
+    # string's block does not (the first two were once written already). Arrays with and
+    # without long strings are left as they were.
+    out = run_isolated(
+        f"""
+        import resource
+        from stringdtype import memory_info
+        s = np.full(4, b"y" * (100 * 2**20), dtype="S%d" % (100 * 2**20))
+        targets = {{"inline": ["keep", "", "é中", "q" * 12], "long": ["keep", "", "é中", "q" * 20]}}
+        arrays = {{k: np.array(v, dtype=StringDType()) for k, v in targets.items()}}
+        held = {{k: memory_info(a)["string_bytes"] for k, a in arrays.items()}}
+        status = open("/proc/self/status").read()
+        vm = int(status.split("VmSize:")[1].split()[0]) * 1024
+        soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+        resource.setrlimit(resource.RLIMIT_AS, (vm + {headroom} * 2**20, hard))
+        for kind, a in arrays.items():
+            try:
+                np.copyto(a, s, casting="unsafe")
+            except MemoryError:
+                print(kind, "MemoryError")
+            assert a.tolist() == targets[kind], (kind, [x[:20] for x in a.tolist()])
+            assert memory_info(a)["string_bytes"] == held[kind]
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+        assert s[:1].astype(StringDType()).tolist() == ["y" * (100 * 2**20)]
+        """,
+        timeout=120,
+    )
+    assert out.split("\n")[:2] == ["inline MemoryError", "long MemoryError"]
 
 
 def test_array_usable_after_errors(flavor, rng):

@@ -8,7 +8,7 @@ use std::ptr;
 use pyo3::exceptions::{PyTypeError, PyUnicodeDecodeError, PyUnicodeEncodeError};
 use pyo3::ffi as pyffi;
 use pyo3::prelude::*;
-use stringdtype_core::{kernels, Arena, View};
+use stringdtype_core::{kernels, Arena, Error as CoreError, View};
 
 use super::pairs::{elsize, is_kind, na_text, strided_loop, Pairs};
 use crate::arenas::lock_pair;
@@ -204,21 +204,30 @@ fn is_swapped(descr: *const PyArray_Descr) -> bool {
         || (order == b'<' && cfg!(target_endian = "big"))
 }
 
-/// Stores the strings of `bytes` (ending at `ends`) into the destination elements, only
-/// after every one was converted: a failed cast leaves the destination as it was.
+/// Stores the strings of `bytes` (ending at `ends`, one per pair) into the destination
+/// elements; a failure leaves the destination as it was (`Pairs::in_place`).
 fn store_all(pairs: &Pairs<'_>, bytes: &[u8], ends: &[usize]) -> PyResult<()> {
     let mut arena = pairs.dst().arena().write();
-    let mut start = 0;
-    let mut i = 0;
-    let fresh = is_fresh_destination(&arena, pairs.dst_stride);
-    pairs.for_each(|_, dst| {
-        let view = arena.store(&bytes[start..ends[i]]).py()?;
-        start = ends[i];
-        i += 1;
-        // SAFETY: `dst` is an element of the destination array.
-        unsafe { write_element(&mut arena, dst, view, fresh) };
-        Ok(())
-    })
+    let mut next = (0, 0);
+    if pairs.in_place(&arena) {
+        pairs.store_in_place(&mut arena, |_, arena| {
+            arena.store(next_string(bytes, ends, &mut next)).py()
+        })
+    } else {
+        pairs.store_after(&mut arena, |_, arena| {
+            arena.store(next_string(bytes, ends, &mut next)).py()
+        })
+    }
+}
+
+/// The string of `bytes` (strings ending at `ends`) at `next`, a (start, index) pair
+/// moved on to the following string.
+#[inline(always)]
+fn next_string<'b>(bytes: &'b [u8], ends: &[usize], next: &mut (usize, usize)) -> &'b [u8] {
+    let (start, i) = *next;
+    let end = ends[i];
+    *next = (end, i + 1);
+    &bytes[start..end]
 }
 
 /// Fixed-width strings are NUL padded: trailing NULs are not part of the string.
@@ -303,13 +312,20 @@ fn refuse_structured(source: *mut PyArray_Descr) -> PyResult<()> {
 /// validating all of them.
 fn fixed_bytes_to_string(pairs: &Pairs<'_>) -> PyResult<()> {
     let width = elsize(pairs.src_descr);
-    let (mut all, mut ends) = (Vec::new(), Vec::with_capacity(pairs.n.max(0) as usize));
+    let n = pairs.n.max(0) as usize;
+    // The bytes are copied as they are checked (what is stored is what was checked), into
+    // buffers allocated fallibly: the elements can be any size.
+    let (mut all, mut ends) = (Vec::new(), Vec::new());
+    let reserved = ends.try_reserve_exact(n);
+    reserved.map_err(|_| to_py(CoreError::OutOfMemory(n.saturating_mul(8))))?;
     pairs.for_each(|src, _| {
         // SAFETY: an 'S' element holds `width` bytes.
         let raw = trim_nuls(unsafe { std::slice::from_raw_parts(src, width) });
         if std::str::from_utf8(raw).is_err() {
             return Err(utf8_error(raw, pairs.src_descr));
         }
+        let reserved = all.try_reserve(raw.len());
+        reserved.map_err(|_| to_py(CoreError::OutOfMemory(raw.len())))?;
         all.extend_from_slice(raw);
         ends.push(all.len());
         Ok(())
