@@ -140,6 +140,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(loops::pool::_set_pool_threads, m)?)?;
     m.add_function(wrap_pyfunction!(loops::pool::_pool_threshold, m)?)?;
     m.add_function(wrap_pyfunction!(loops::pool::_set_pool_threshold, m)?)?;
+    m.add_function(wrap_pyfunction!(sort::_set_key_sort_limit, m)?)?;
     m.add_function(wrap_pyfunction!(loops::pool::_set_part_span, m)?)?;
     m.add("unicode_version", unicode::UNICODE_VERSION)?;
     Ok(())

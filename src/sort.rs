@@ -8,16 +8,33 @@
 
 use std::cmp::Ordering;
 use std::ffi::{c_int, c_void};
+use std::mem::MaybeUninit;
+use std::sync::atomic::{AtomicUsize, Ordering as AtomicOrdering};
 
 use pyo3::prelude::*;
+use stringdtype_core::kernels::sort_keys::{self, OneThread, Sorter};
 use stringdtype_core::{Arena, View};
 
 use crate::descr::{DescrState, StringDescr};
 use crate::element::{compare_elements, read_view, sorting_order, write_view};
-use crate::error::loop_guard;
+use crate::error::{loop_guard, CoreResultExt};
 use crate::ffi::npy_intp;
 use crate::loops::pool;
-use crate::missing;
+use crate::missing::{self, NaKind};
+
+/// The most items sorted by keys: [`sort_keys::MAX_ITEMS`], or what `_set_key_sort_limit`
+/// set (tests set 0 to run the comparisons' path).
+static KEY_SORT_LIMIT: AtomicUsize = AtomicUsize::new(sort_keys::MAX_ITEMS);
+
+/// _set_key_sort_limit(n)
+/// --
+///
+/// Sets the most elements a sort orders by keys, at most 2**28 (for tests: 0 sorts every
+/// array by comparisons, the path of larger ones). Returns the limit before.
+#[pyfunction]
+pub fn _set_key_sort_limit(n: usize) -> usize {
+    KEY_SORT_LIMIT.swap(n.min(sort_keys::MAX_ITEMS), AtomicOrdering::Relaxed)
+}
 
 /// The element order as a total order (`element::sorting_order`).
 #[inline]
@@ -25,19 +42,31 @@ fn consistent_order(arena: &Arena, state: &DescrState, a: &View, b: &View) -> Py
     sorting_order(arena, &state.na, *a, *b)
 }
 
-/// Sorts `items` by their views with `order`; the first comparison error, if any, is
-/// returned after the (then meaningless) sort. A call of at least the pool's threshold
-/// with more than one thread allowed sorts contiguous parts on the pool's threads and
-/// merges them stably (ties from the earlier part first), so a stable sort gives one
-/// thread's order exactly; an unstable one gives the same strings in the same order
-/// (equal strings may trade places, which no string comparison can see).
+/// How [`sort_by_view`] left the items: sorted in place, or to be taken in the order of
+/// the positions its keys carry (`kernels::sort_keys::position`), which the caller does
+/// as it writes them out.
+enum Order {
+    InPlace,
+    ByKeys(Vec<u128>),
+}
+
+/// Sorts `items` by their views, stably when `stable` asks; the first comparison error,
+/// if any, is returned after the (then meaningless) sort. Strings are sorted by integer
+/// keys ([`sort_by_keys`]); where that does not apply (more than 2^28 items), by
+/// comparisons.
+/// A call of at least the pool's threshold with more than one thread allowed sorts on
+/// the pool's threads: the keys in parts cut at chosen keys, the comparisons in
+/// contiguous parts merged stably afterwards (ties from the earlier part first), so a
+/// stable sort gives one thread's order exactly; an unstable one gives the same strings
+/// in the same order (equal strings may trade places, which no string comparison can
+/// see).
 fn sort_by_view<T: Copy + Send + Sync>(
     items: &mut [T],
     view: impl Fn(&T) -> &View + Sync,
     arena: &Arena,
     state: &DescrState,
     stable: bool,
-) -> PyResult<()> {
+) -> PyResult<Order> {
     // A missing value that cannot be compared fails before sorting: an erring comparison
     // would not be a total order, which Rust's sorts may reject with a panic.
     if missing::unorderable(&state.na) {
@@ -45,15 +74,196 @@ fn sort_by_view<T: Copy + Send + Sync>(
             compare_elements(arena, &state.na, *missing, *missing)?;
         }
     }
-    if let Some(threads) = pool::split_threads(items.len()) {
-        if let Some(sorted) = sort_in_parts(items, threads, &view, arena, state, stable) {
-            return sorted;
+    let threads = pool::split_threads(items.len());
+    if let Some(keys) = sort_by_keys(items, &view, arena, &state.na, threads, stable) {
+        return keys.map(Order::ByKeys);
+    }
+    if let Some(threads) = threads {
+        let sort_one = |part: &mut [T]| sort_part(part, &view, arena, state, stable);
+        let order = |x: &T, y: &T| consistent_order(arena, state, view(x), view(y));
+        if let Some(sorted) = sort_in_parts(items, threads, &sort_one, &order) {
+            return sorted.map(|()| Order::InPlace);
         }
     }
-    sort_part(items, &view, arena, state, stable)
+    sort_part(items, &view, arena, state, stable).map(|()| Order::InPlace)
 }
 
-/// One thread's sort of `items` (see [`sort_by_view`]).
+/// The keys of `items`' strings (`kernels::sort_keys`: 12 bytes of the string as one
+/// integer, with its length and the item's position) in the order of the strings, equal
+/// ones by position when `stable`: the keys are made and sorted as integers, on
+/// `threads` threads when given, then ties sorted by the bytes that follow; missing
+/// values (of `na`) by the rules of NumPy's StringDType. `None` when this does not apply
+/// and nothing was done: a missing value that has no place in the order (never here: the
+/// caller raised for it), more items than keys have positions for, or no memory for the
+/// keys.
+fn sort_by_keys<T: Sync>(
+    items: &[T],
+    view: &(impl Fn(&T) -> &View + Sync),
+    arena: &Arena,
+    na: &NaKind,
+    threads: Option<usize>,
+    stable: bool,
+) -> Option<PyResult<Vec<u128>>> {
+    let n = items.len();
+    if n > KEY_SORT_LIMIT.load(AtomicOrdering::Relaxed) {
+        return None;
+    }
+    let mut keys: Vec<u128> = Vec::new();
+    keys.try_reserve_exact(n).ok()?;
+    let width = n.div_ceil(threads.unwrap_or(1)).max(1);
+    // Each part writes its keys into the vector's room (the thread that writes a page
+    // first takes its fault); the length is set once every key is written.
+    let mut parts: Vec<KeyPart<T>> = items
+        .chunks(width)
+        .zip(keys.spare_capacity_mut()[..n].chunks_mut(width))
+        .enumerate()
+        .map(|(k, (items, keys))| KeyPart {
+            items,
+            keys,
+            first: k * width,
+            missing: false,
+        })
+        .collect();
+    // Missing values sort as NumPy's StringDType sorts them: NaN-like ones after every
+    // string (equal among themselves), a string one as its string.
+    let (missing_key, missing_string): (_, &[u8]) = match na {
+        NaKind::NanLike => (Some(sort_keys::AFTER_STRINGS), &[]),
+        NaKind::String(text) => (Some(sort_keys::key_at(text, 0)), text),
+        NaKind::Unset | NaKind::Other => (None, &[]),
+    };
+    let make = |_: usize, part: &mut KeyPart<T>| part.make(view, arena, missing_key);
+    let made = match threads {
+        Some(threads) if parts.len() > 1 => pool::on_pool(threads, &mut parts, &make),
+        _ => None,
+    };
+    let made = made.unwrap_or_else(|| parts.iter_mut().map(|part| make(0, part)).collect());
+    if parts.iter().any(|part| part.missing) {
+        return None;
+    }
+    drop(parts);
+    if let Some(Err(err)) = made.into_iter().find(Result::is_err) {
+        return Some(Err(err));
+    }
+    // SAFETY: every part wrote each of its keys (a part stops early only for a missing
+    // value or an error, both returned above), and the parts cover `0..n`.
+    unsafe { keys.set_len(n) };
+    let sorter = PoolSorter {
+        one: OneThread { stable },
+        threads,
+    };
+    sorter.sort_keys(&mut keys);
+    let string = |position: usize| match view(&items[position]) {
+        v if v.is_na() => Ok(missing_string),
+        v => arena.get(v).py(),
+    };
+    Some(sort_keys::finish_sorted(&mut keys, &string, &sorter).map(|()| keys))
+}
+
+/// The sorter of [`sort_by_keys`]: what is at least the pool's threshold long is sorted
+/// on `threads` threads when given, the rest as [`OneThread`] does.
+struct PoolSorter {
+    one: OneThread,
+    threads: Option<usize>,
+}
+
+impl PoolSorter {
+    /// The threads for `len` items, if they go to the pool.
+    fn threads_for(&self, len: usize) -> Option<usize> {
+        self.threads.and(pool::split_threads(len))
+    }
+}
+
+impl Sorter for PoolSorter {
+    fn sort_keys(&self, keys: &mut [u128]) {
+        if let Some(threads) = self.threads_for(keys.len()) {
+            let mut parts = cut_at_keys(keys, threads, self.one.stable);
+            let sort = |_: usize, part: &mut &mut [u128]| {
+                self.one.sort_keys(part);
+                Ok(())
+            };
+            if pool::on_pool(threads, &mut parts, &sort).is_some() {
+                return;
+            }
+            // The cuts stand: sorting each part sorts the whole.
+            parts.iter_mut().for_each(|part| self.one.sort_keys(part));
+            return;
+        }
+        self.one.sort_keys(keys);
+    }
+
+    fn sort_rest(&self, items: &mut [(&[u8], u128)]) {
+        if let Some(threads) = self.threads_for(items.len()) {
+            let sort_one = |part: &mut [(&[u8], u128)]| {
+                self.one.sort_rest(part);
+                Ok(())
+            };
+            let order = |x: &(&[u8], u128), y: &(&[u8], u128)| Ok(x.0.cmp(y.0));
+            if sort_in_parts(items, threads, &sort_one, &order).is_some() {
+                return;
+            }
+        }
+        self.one.sort_rest(items);
+    }
+}
+
+/// `keys` cut into `parts` parts (fewer for fewer keys) such that every key of a part
+/// sorts before or with every key of the next (as integers when `stable`, else by
+/// `without_position`): each cut is a selection of the key of its rank
+/// (`select_nth_unstable`), which leaves the keys that sort before it before it.
+fn cut_at_keys(keys: &mut [u128], parts: usize, stable: bool) -> Vec<&mut [u128]> {
+    if parts <= 1 || keys.len() < 2 {
+        return vec![keys];
+    }
+    let left_parts = parts / 2;
+    let mid = keys.len() * left_parts / parts;
+    if stable {
+        keys.select_nth_unstable(mid);
+    } else {
+        keys.select_nth_unstable_by_key(mid, |key| sort_keys::without_position(*key));
+    }
+    let (left, right) = keys.split_at_mut(mid);
+    let mut cut = cut_at_keys(left, left_parts, stable);
+    cut.extend(cut_at_keys(right, parts - left_parts, stable));
+    cut
+}
+
+/// One thread's share of the keys of [`sort_by_keys`]: the keys of `items`, whose first
+/// is item `first` of the call; `missing` when one of them is a missing value (the keys
+/// are then left unfinished).
+struct KeyPart<'a, T> {
+    items: &'a [T],
+    keys: &'a mut [MaybeUninit<u128>],
+    first: usize,
+    missing: bool,
+}
+
+impl<T> KeyPart<'_, T> {
+    fn make(
+        &mut self,
+        view: &impl Fn(&T) -> &View,
+        arena: &Arena,
+        missing_key: Option<u128>,
+    ) -> PyResult<()> {
+        for (offset, (item, slot)) in self.items.iter().zip(self.keys.iter_mut()).enumerate() {
+            let v = view(item);
+            let key = if v.is_inline_string() {
+                sort_keys::inline_key(*v)
+            } else if v.is_na() {
+                let Some(key) = missing_key else {
+                    self.missing = true;
+                    return Ok(());
+                };
+                key
+            } else {
+                sort_keys::key_at(arena.get(v).py()?, 0)
+            };
+            slot.write(sort_keys::keyed(key, self.first + offset));
+        }
+        Ok(())
+    }
+}
+
+/// One thread's sort of `items` by comparisons (see [`sort_by_view`]).
 fn sort_part<T>(
     items: &mut [T],
     view: &impl Fn(&T) -> &View,
@@ -77,17 +287,15 @@ fn sort_part<T>(
     error.map_or(Ok(()), Err)
 }
 
-/// Sorts one contiguous part of `items` per thread on the pool, then merges the sorted
-/// parts pairwise, each merge cut into pieces of about equal output that the pool's
-/// threads merge at once. `None` when nothing was done (the pool or the scratch buffer
-/// could not be had): the caller sorts on its own thread.
+/// Sorts one contiguous part of `items` per thread on the pool with `sort_one`, then
+/// merges the sorted parts pairwise by `order`, each merge cut into pieces of about equal
+/// output that the pool's threads merge at once. `None` when nothing was done (the pool
+/// or the scratch buffer could not be had): the caller sorts on its own thread.
 fn sort_in_parts<T: Copy + Send + Sync>(
     items: &mut [T],
     threads: usize,
-    view: &(impl Fn(&T) -> &View + Sync),
-    arena: &Arena,
-    state: &DescrState,
-    stable: bool,
+    sort_one: &(impl Fn(&mut [T]) -> PyResult<()> + Sync),
+    order: &(impl Fn(&T, &T) -> PyResult<Ordering> + Sync),
 ) -> Option<PyResult<()>> {
     let n = items.len();
     // The merge buffer first: once the parts are sorted, nothing is left to fail.
@@ -97,13 +305,10 @@ fn sort_in_parts<T: Copy + Send + Sync>(
     let mut parts: Vec<&mut [T]> = items.chunks_mut(width).collect();
     // Each pass halves the number of runs: ceil(log2(runs)) passes.
     let passes = parts.len().next_power_of_two().trailing_zeros();
-    let results = pool::on_pool(threads, &mut parts, &|_, part| {
-        sort_part(part, view, arena, state, stable)
-    })?;
+    let results = pool::on_pool(threads, &mut parts, &|_, part| sort_one(part))?;
     if let Some(failed) = results.into_iter().find(Result::is_err) {
         return Some(failed);
     }
-    let order = |x: &T, y: &T| consistent_order(arena, state, view(x), view(y));
     // The passes alternate between `items` and `scratch` and the last one writes
     // `items`: after an odd number of them the runs start in `scratch` (after an even
     // number the copy only gives `scratch` its length; the first pass writes over it).
@@ -117,7 +322,7 @@ fn sort_in_parts<T: Copy + Send + Sync>(
         } else {
             (&items[..], &mut scratch[..])
         };
-        if let Err(err) = merge_pass(from, to, width, threads, &order) {
+        if let Err(err) = merge_pass(from, to, width, threads, order) {
             error.get_or_insert(err);
         }
         in_scratch = !in_scratch;
@@ -146,7 +351,7 @@ fn merge_pass<T: Copy + Send + Sync>(
     to: &mut [T],
     width: usize,
     threads: usize,
-    order: &(dyn Fn(&T, &T) -> PyResult<Ordering> + Sync),
+    order: &(impl Fn(&T, &T) -> PyResult<Ordering> + Sync),
 ) -> PyResult<()> {
     let pair_len = width.saturating_mul(2);
     let per_pair = threads.div_ceil(from.len().div_ceil(pair_len)).max(1);
@@ -195,7 +400,7 @@ fn merge_pass<T: Copy + Send + Sync>(
 
 /// `order` as "sorts before", noting its first error in `error` (and answering `false`).
 fn less_noting_errors<'a, T>(
-    order: &'a (dyn Fn(&T, &T) -> PyResult<Ordering> + Sync),
+    order: &'a (impl Fn(&T, &T) -> PyResult<Ordering> + Sync),
     error: &'a mut Option<PyErr>,
 ) -> impl FnMut(&T, &T) -> bool + 'a {
     move |x, y| match order(x, y) {
@@ -266,10 +471,18 @@ pub unsafe extern "C" fn sort(start: *mut c_void, num: npy_intp, array: *mut c_v
         let mut views: Vec<View> = (0..n)
             .map(|i| unsafe { read_view(start.add(16 * i)) })
             .collect();
-        sort_by_view(&mut views, |v| v, &arena, state, false)?;
-        for (i, view) in views.into_iter().enumerate() {
+        let order = sort_by_view(&mut views, |v| v, &arena, state, false)?;
+        let put = |i: usize, view: View| {
             // SAFETY: as above; the same elements, permuted.
             unsafe { write_view(start.add(16 * i), view) };
+        };
+        match order {
+            Order::InPlace => views.into_iter().enumerate().for_each(|(i, v)| put(i, v)),
+            Order::ByKeys(keys) => {
+                for (i, key) in keys.into_iter().enumerate() {
+                    put(i, views[sort_keys::position(key)]);
+                }
+            }
         }
         Ok(())
     })
@@ -297,9 +510,17 @@ pub unsafe extern "C" fn argsort(
             // SAFETY: every index names an element of the buffer.
             .map(|&i| (unsafe { read_view(data.add(16 * i as usize)) }, i))
             .collect();
-        sort_by_view(&mut keyed, |(v, _)| v, &arena, state, true)?;
-        for (slot, (_, i)) in indices.iter_mut().zip(keyed) {
-            *slot = i;
+        match sort_by_view(&mut keyed, |(v, _)| v, &arena, state, true)? {
+            Order::InPlace => {
+                for (slot, (_, i)) in indices.iter_mut().zip(keyed) {
+                    *slot = i;
+                }
+            }
+            Order::ByKeys(keys) => {
+                for (slot, key) in indices.iter_mut().zip(keys) {
+                    *slot = keyed[sort_keys::position(key)].1;
+                }
+            }
         }
         Ok(())
     })

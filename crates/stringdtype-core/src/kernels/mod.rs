@@ -25,6 +25,7 @@ pub mod replace;
 pub mod search;
 pub mod slice;
 pub mod slice_replace;
+pub mod sort_keys;
 pub mod split;
 pub mod strip;
 pub mod translate;
