@@ -144,12 +144,12 @@ fn sort_ties<'a, E>(
 ) -> Result<(), E> {
     let mut start = 0;
     while start < keys.len() {
-        let top = keys[start] >> POSITION_BITS;
+        let top = without_position(keys[start]);
         let end = start
             + 1
             + keys[start + 1..]
                 .iter()
-                .take_while(|k| *k >> POSITION_BITS == top)
+                .take_while(|k| without_position(**k) == top)
                 .count();
         if end - start > 1 && top & 0xf == CONTINUES {
             sort_tie(&mut keys[start..end], depth, levels, string, sorter)?;
