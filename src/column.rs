@@ -75,8 +75,10 @@ pub fn _take<'py>(
     }
     let gathered = py.detach(|| {
         let source = state.arena.read();
-        let views: Vec<View> = elements.views().collect();
-        gather(&views, &source, &indices)
+        match elements.as_slice() {
+            Some(views) => gather(views, &source, &indices),
+            None => gather(&elements.views().collect::<Vec<View>>(), &source, &indices),
+        }
     });
     let (views, arena) = gathered.py()?;
     array_from_views(py, &fresh_like(py, descr)?, &views, arena)

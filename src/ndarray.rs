@@ -75,16 +75,23 @@ impl Elements {
         self.len
     }
 
+    /// The elements' views as a slice, when the array is C-contiguous and aligned. The
+    /// caller holds the array's arena lock (so that no loop writes them meanwhile) and
+    /// keeps the array alive.
+    pub fn as_slice(&self) -> Option<&[View]> {
+        if self.len == 0 {
+            return Some(&[]);
+        }
+        // SAFETY: a C-contiguous, aligned array holds `len` elements of 16 bytes from
+        // `data`, alive while the caller keeps the array.
+        self.contiguous
+            .then(|| unsafe { std::slice::from_raw_parts(self.data.0.cast::<View>(), self.len) })
+    }
+
     /// The elements' views in C order. The caller holds the array's arena lock (so that
     /// no loop writes them meanwhile) and keeps the array alive.
     pub fn views(&self) -> Views<'_> {
-        if self.len == 0 {
-            return Views::Slice([].iter().copied());
-        }
-        if self.contiguous {
-            // SAFETY: a C-contiguous, aligned array holds `len` elements of 16 bytes from
-            // `data`, alive while the caller keeps the array.
-            let views = unsafe { std::slice::from_raw_parts(self.data.0.cast::<View>(), self.len) };
+        if let Some(views) = self.as_slice() {
             return Views::Slice(views.iter().copied());
         }
         Views::Strided(StridedViews {

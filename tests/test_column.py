@@ -110,6 +110,44 @@ def test_take_result_owns_its_strings():
     assert result[0] == "changed" and result[1] == "a long string number 48"
 
 
+@pytest.mark.parametrize("repeats", [False, True], ids=["permutation", "repeats"])
+def test_take_of_mostly_every_element(flavor, rng, repeats):
+    # Long strings throughout: the result shares the source's memory where it can (each
+    # string once), copies the rest, and each array then changes alone.
+    values = random_strings(rng, 300, flavor.na_object)
+    values += ["ß" * rng.randrange(7, 60) + f"{i}\x00" for i in range(900)]
+    rng.shuffle(values)
+    a = np.array(values, dtype=flavor.dtype())
+    n = len(a)
+    order = list(range(n))
+    rng.shuffle(order)
+    if repeats:  # the last fifth: a tenth picked again, then one short string
+        short = next(i for i, v in enumerate(values) if isinstance(v, str) and len(v) < 4)
+        order[-(n // 5) :] = order[: n // 10] + [short] * (n // 5 - n // 10)
+    if flavor.has_na:
+        order[::50] = [-1] * len(order[::50])
+    items = a.tolist()
+    want = [flavor.na_object if i == -1 else items[i] for i in order]
+    result = _core._take(a, np.array(order, dtype=np.int64))
+    assert stringdtype.memory_info(result)["arena_shared"] > 0
+
+    def same(got, want):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            assert g == w or (is_na(g, flavor) and is_na(w, flavor)), (g, w)
+
+    same(result.tolist(), want)
+    a[:] = "every element overwritten by one long string"
+    same(result.tolist(), want)
+    result[::3] = "changed in the result, a long string"
+    want[::3] = ["changed in the result, a long string"] * len(want[::3])
+    assert a.tolist() == ["every element overwritten by one long string"] * n
+    del a
+    same(result.tolist(), want)
+    result[:] = ""
+    assert result.tolist() == [""] * n
+
+
 def test_take_refuses_bad_input():
     plain = np.array(["a", "b" * 20], dtype=StringDType())
     with pytest.raises(IndexError, match="index 2 is out of bounds for axis 0 with size 2"):

@@ -169,6 +169,40 @@ def test_sort_values_and_argsort(ascending, na_position):
     assert (ours().argsort() == reference().argsort()).all()
 
 
+def test_indexing_by_arrays():
+    # Integer arrays (negatives count from the end) and masks pick in one pass in Rust.
+    rng = np.random.default_rng(7)
+    longer = [f"{w}, a string of some length {i}" for i, w in enumerate(WORDS) if w]
+    values = [(WORDS + longer)[i] for i in rng.integers(0, len(WORDS + longer), 400)]
+    mine, theirs = ours(values).array, reference(values).array
+    n = len(values)
+    keys = [
+        rng.permutation(n),
+        rng.integers(-n, n, 1000),
+        np.array([], dtype=np.intp),
+        rng.integers(0, n, 50).astype(np.int32),
+        rng.random(n) < 0.3,
+        np.zeros(n, dtype=bool),
+        [3, -1, 0, 3],
+        [True, False] * (n // 2),
+        pd.array(rng.integers(0, n, 20), dtype="Int64"),
+    ]
+    for key in keys:
+        got = mine[key]
+        assert type(got) is type(mine) and got.dtype == mine.dtype
+        same_values(pd.Series(got), pd.Series(theirs[key]))
+    for bad in ([0, n], [-n - 1], np.array([5, n + 3]), np.ones(n - 1, dtype=bool)):
+        with pytest.raises(IndexError) as mine_error:
+            mine[bad]
+        with pytest.raises(IndexError) as their_error:
+            theirs[bad]
+        assert str(mine_error.value) == str(their_error.value)
+    assert list(mine) == list(ours(values).array), "unchanged"
+    series = ours(values)
+    same_values(series.iloc[keys[1]], reference(values).iloc[keys[1]])
+    same_values(series[keys[4]], reference(values)[keys[4]])
+
+
 def test_unique_factorize_value_counts():
     assert pd.unique(ours()).tolist() == pd.unique(reference()).tolist()
     codes, uniques = ours().factorize()

@@ -13,6 +13,8 @@ from pandas._libs import lib
 from pandas.api.extensions import ExtensionArray, ExtensionDtype, register_extension_dtype
 from pandas.core.arraylike import OpsMixin
 from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
+from pandas.api.indexers import check_array_indexer
+from pandas.core.construction import extract_array
 from pandas.core.indexers import validate_indices
 
 from .. import strings as sds
@@ -292,6 +294,19 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
 
     # ---- indexing and assignment -------------------------------------------------------
 
+    def __getitem__(self, key):
+        if self.ndim == 1 and not lib.is_integer(key) and not isinstance(key, (slice, tuple)):
+            key = check_array_indexer(self, extract_array(key, extract_numpy=True))
+            if isinstance(key, np.ndarray) and key.ndim == 1 and key.dtype.kind in "bi":
+                # Sorting, filtering and reindexing pick elements by an array: one pass in
+                # Rust (NumPy's indexing copies each element by a call of its own).
+                if key.dtype.kind == "b":
+                    indices = np.flatnonzero(key)
+                else:
+                    indices = _in_bounds(key, len(self))
+                return self._from_backing_data(_take(self._ndarray, indices.astype(np.int64)))
+        return super().__getitem__(key)
+
     def take(self, indices, *, allow_fill=False, fill_value=None, axis=0):
         indices = np.asarray(indices, dtype=np.intp)
         n = self._ndarray.shape[axis]
@@ -301,13 +316,9 @@ class StringDTypeArray(OpsMixin, NDArrayBackedExtensionArray, StringMethodsMixin
             if n == 0 and indices.size and not (indices == -1).all():
                 raise IndexError("cannot do a non-empty take from an empty axes.")
         elif indices.size:
-            if indices.min() < 0:
-                indices = np.where(indices < 0, indices + n, indices)
             if n == 0:
                 raise IndexError("cannot do a non-empty take from an empty axes.")
-            if indices.min() < 0 or indices.max() >= n:
-                bad = indices[(indices < 0) | (indices >= n)][0]
-                raise IndexError(f"index {bad} is out of bounds for axis 0 with size {n}")
+            indices = _in_bounds(indices, n)
         if self.ndim == 1 and indices.ndim == 1 and (not allow_fill or pd.isna(fill_value)):
             # One pass in Rust, -1 a missing value (NumPy's take copies each element by
             # a call of its own); an index out of range raises IndexError.
@@ -527,3 +538,15 @@ def _fill_1d(values, missing, forward):
     result = values.take(np.clip(source, 0, n - 1))
     result[unfilled] = np.nan
     return result
+
+
+def _in_bounds(indices, n):
+    """``indices`` (integers) with each negative one counted from the end, as NumPy's
+    indexing reads them; ``IndexError`` naming the first one out of range of ``n``."""
+    if not indices.size:
+        return indices
+    low, high = indices.min(), indices.max()
+    if low < -n or high >= n:
+        bad = indices[(indices < -n) | (indices >= n)][0]
+        raise IndexError(f"index {bad} is out of bounds for axis 0 with size {n}")
+    return np.where(indices < 0, indices + n, indices) if low < 0 else indices
