@@ -237,6 +237,17 @@ struct KeyPart<'a, T> {
     missing: bool,
 }
 
+/// How many elements ahead [`KeyPart::make`] asks for the first line of a long string:
+/// a long string's key reads its first 12 bytes, and strings of hundreds of bytes lie
+/// lines apart, where the processor's own prefetching does not follow (the long set's
+/// sort took 0.9x the time with it, 1.05x the instructions).
+const PREFETCH_AHEAD: usize = 8;
+
+/// The length over which a string being keyed has the strings ahead prefetched: shorter
+/// strings lie on neighbouring lines, which the processor fetches on its own (the medium
+/// set's sort took the same time with the prefetch and 1.05x the instructions).
+const PREFETCH_AFTER: usize = 128;
+
 impl<T> KeyPart<'_, T> {
     fn make(
         &mut self,
@@ -255,6 +266,11 @@ impl<T> KeyPart<'_, T> {
                 };
                 key
             } else {
+                if v.len() > PREFETCH_AFTER {
+                    if let Some(ahead) = self.items.get(offset + PREFETCH_AHEAD) {
+                        arena.prefetch(view(ahead));
+                    }
+                }
                 sort_keys::key_at(arena.get(v).py()?, 0)
             };
             slot.write(sort_keys::keyed(key, self.first + offset));

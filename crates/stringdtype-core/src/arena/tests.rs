@@ -553,3 +553,26 @@ fn a_shared_copy_lets_go_of_chunks_it_does_not_use() {
     assert_eq!(b.string_bytes, 200_000);
     assert_eq!(source.get(&small[0]).unwrap(), &long(20, 0)[..]);
 }
+
+#[test]
+fn prefetch_takes_any_view() {
+    let mut arena = Arena::new();
+    let own = arena.store(&long(40, 1)).unwrap();
+    let other = Arena::new().store(&long(40, 2)).unwrap();
+    let location = own.location().unwrap();
+    let past_the_end = forged(40, [0; 4], location.chunk, u32::MAX - 8);
+    let no_chunk = forged(40, [0; 4], location.chunk + 1000, 0);
+    let bits = View::from_bytes([0xff; 16]);
+    for view in [
+        own,
+        other,
+        past_the_end,
+        no_chunk,
+        bits,
+        View::NA,
+        View::EMPTY,
+    ] {
+        arena.prefetch(&view);
+    }
+    assert_eq!(arena.get(&own).unwrap(), &long(40, 1)[..]);
+}
