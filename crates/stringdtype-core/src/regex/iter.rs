@@ -15,6 +15,7 @@ use regex_automata::util::captures::Captures as EngineCaptures;
 use regex_automata::util::primitives::NonMaxUsize;
 use regex_automata::{Anchored, Input, Span};
 
+use super::cache::Compiled;
 use super::pattern::{Captures, Engines, Pattern};
 use super::template::Template;
 use super::NeedsPython;
@@ -33,7 +34,7 @@ struct Cursor<'p, 'h> {
 /// Which regex a search of the iteration runs.
 enum Engine<'p> {
     /// The pattern, unanchored.
-    Search(&'p regex_automata::meta::Regex),
+    Search(&'p Compiled),
     /// The first non-empty match, anchored.
     Retry(&'p super::pattern::Retry),
 }
@@ -118,9 +119,14 @@ impl<'p, 'h> Cursor<'p, 'h> {
     }
 
     fn next_span(&mut self) -> Option<Span> {
-        self.step(|engine, input| match engine {
-            Engine::Search(regex) => regex.search(input).map(|m| m.span()),
-            Engine::Retry(retry) => retry.regex.search(input).map(|m| m.span()),
+        self.step(|engine, input| {
+            let regex = match engine {
+                Engine::Search(regex) => regex,
+                Engine::Retry(retry) => &retry.regex,
+            };
+            regex
+                .with_cache(|r, cache| r.search_with(cache, input))
+                .map(|m| m.span())
         })
     }
 }
@@ -154,13 +160,14 @@ impl<'h> Iterator for CapturesIter<'_, 'h> {
         let mut map = None;
         self.cursor.step(|engine, input| match engine {
             Engine::Search(regex) => {
-                regex.search_captures(input, search);
+                regex.with_cache(|r, cache| r.search_captures_with(cache, input, search));
                 map = None;
                 search.get_match().map(|m| m.span())
             }
             Engine::Retry(r) => {
-                let caps = retry.get_or_insert_with(|| r.regex.create_captures());
-                r.regex.search_captures(input, caps);
+                let caps = retry.get_or_insert_with(|| r.regex.regex().create_captures());
+                r.regex
+                    .with_cache(|regex, cache| regex.search_captures_with(cache, input, caps));
                 map = Some(r.groups.as_slice());
                 caps.get_match().map(|m| m.span())
             }
@@ -241,9 +248,9 @@ impl Pattern {
         let search = &cursor.engines.search;
         // A cursor that finds nothing never fills the buffer: do not allocate one.
         let search = if cursor.done {
-            EngineCaptures::empty(search.group_info().clone())
+            EngineCaptures::empty(search.regex().group_info().clone())
         } else {
-            search.create_captures()
+            search.regex().create_captures()
         };
         Ok(CapturesIter {
             cursor,
@@ -266,10 +273,12 @@ impl Pattern {
         let regex = &self.engines(haystack)?.search;
         let mut count = 0;
         let mut input = Input::new(haystack);
-        while let Some(end) = regex.search_half(&input) {
-            count += 1;
-            input.set_start(end.offset());
-        }
+        regex.with_cache(|regex, cache| {
+            while let Some(end) = regex.search_half_with(cache, &input) {
+                count += 1;
+                input.set_start(end.offset());
+            }
+        });
         Ok(count)
     }
 
@@ -421,10 +430,10 @@ impl<'p> Slots<'p> {
         let retry_len = engines
             .retry
             .as_ref()
-            .map(|r| r.regex.group_info().slot_len());
+            .map(|r| r.regex.regex().group_info().slot_len());
         let len = retry_len
             .unwrap_or(0)
-            .max(engines.search.group_info().slot_len());
+            .max(engines.search.regex().group_info().slot_len());
         Slots {
             stack: [None; STACK_SLOTS],
             heap: if len > STACK_SLOTS {
@@ -453,8 +462,9 @@ impl<'p> Slots<'p> {
                 Engine::Search(regex) => (regex, None),
                 Engine::Retry(retry) => (&retry.regex, Some(retry.groups.as_slice())),
             };
-            let len = regex.group_info().slot_len();
-            regex.search_slots(input, &mut self.all()[..len])?;
+            let len = regex.regex().group_info().slot_len();
+            let slots = &mut self.all()[..len];
+            regex.with_cache(|regex, cache| regex.search_slots_with(cache, input, slots))?;
             found = Some((len, map));
             let slots = &self.all()[..2];
             Some(Span::from(slots[0]?.get()..slots[1]?.get()))

@@ -56,6 +56,7 @@
 //! look-arounds would not make `\w` or case folding Python's), `pcre2` and `onig` (C
 //! libraries, backtracking, their own Unicode tables).
 
+mod cache;
 mod casefold;
 mod classes;
 mod expr;

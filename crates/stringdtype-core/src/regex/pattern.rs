@@ -11,7 +11,9 @@
 use std::ops::Range;
 use std::sync::{Arc, OnceLock};
 
-use regex_automata::meta::{self, Regex};
+use regex_automata::meta;
+
+use super::cache::Compiled;
 use regex_automata::util::captures::Captures as EngineCaptures;
 use regex_automata::{Anchored, Input, MatchKind, PatternID};
 use regex_syntax::hir::{ClassUnicode, Hir, Look};
@@ -49,7 +51,7 @@ pub struct Pattern {
     source: Source,
     at_end: Engines,
     before_newline: OnceLock<Option<Engines>>,
-    full: [OnceLock<Option<Regex>>; 2],
+    full: [OnceLock<Option<Compiled>>; 2],
 }
 
 impl std::fmt::Debug for Pattern {
@@ -90,7 +92,7 @@ struct Source {
 /// The regexes an iteration uses, for one choice of `$`.
 pub(crate) struct Engines {
     /// The pattern, with Python's group numbers.
-    pub(crate) search: Regex,
+    pub(crate) search: Compiled,
     /// The first non-empty match at a position, when the pattern needs it.
     pub(crate) retry: Option<Retry>,
     /// The bytes a match can start with, when that rules out some strings.
@@ -99,7 +101,7 @@ pub(crate) struct Engines {
 
 /// The non-empty rewrite, whose groups are numbered in their order of appearance.
 pub(crate) struct Retry {
-    pub(crate) regex: Regex,
+    pub(crate) regex: Compiled,
     /// For each Python group number, the rewrite's number of it (if it appears).
     pub(crate) groups: Vec<Option<usize>>,
 }
@@ -136,7 +138,7 @@ impl Engines {
 }
 
 /// Compiles `hir`, which must have `groups` capture groups.
-fn build(hir: &Hir, groups: usize) -> Result<Regex, PatternError> {
+fn build(hir: &Hir, groups: usize) -> Result<Compiled, PatternError> {
     let config = meta::Config::new()
         .match_kind(MatchKind::LeftmostFirst)
         .utf8_empty(true)
@@ -155,7 +157,7 @@ fn build(hir: &Hir, groups: usize) -> Result<Regex, PatternError> {
             "groups the engine numbers differently",
         ));
     }
-    Ok(regex)
+    Ok(Compiled::new(regex))
 }
 
 impl Pattern {
@@ -318,7 +320,7 @@ impl Pattern {
         }
     }
 
-    fn full(&self, haystack: &[u8]) -> Result<&Regex, NeedsPython> {
+    fn full(&self, haystack: &[u8]) -> Result<&Compiled, NeedsPython> {
         let dollar = self.dollar_for(haystack)?;
         self.full[dollar as usize]
             .get_or_init(|| {
@@ -339,7 +341,8 @@ impl Pattern {
             return Ok(false);
         }
         let input = Input::new(haystack);
-        Ok(self.engines(haystack)?.search.is_match(input))
+        let search = &self.engines(haystack)?.search;
+        Ok(search.with_cache(|regex, cache| regex.is_match_with(cache, &input)))
     }
 
     /// `re.match(p, s) is not None`: a match starting at the beginning.
@@ -348,7 +351,8 @@ impl Pattern {
             return Ok(false);
         }
         let input = Input::new(haystack).anchored(Anchored::Yes);
-        Ok(self.engines(haystack)?.search.is_match(input))
+        let search = &self.engines(haystack)?.search;
+        Ok(search.with_cache(|regex, cache| regex.is_match_with(cache, &input)))
     }
 
     /// `re.fullmatch(p, s) is not None`.
@@ -357,7 +361,8 @@ impl Pattern {
             return Ok(false);
         }
         let input = Input::new(haystack).anchored(Anchored::Yes);
-        Ok(self.full(haystack)?.is_match(input))
+        let full = self.full(haystack)?;
+        Ok(full.with_cache(|regex, cache| regex.is_match_with(cache, &input)))
     }
 
     /// `re.search(p, s).span()`, in bytes.
@@ -366,7 +371,8 @@ impl Pattern {
             return Ok(None);
         }
         let input = Input::new(haystack);
-        let found = self.engines(haystack)?.search.search(&input);
+        let search = &self.engines(haystack)?.search;
+        let found = search.with_cache(|regex, cache| regex.search_with(cache, &input));
         Ok(found.map(|m| m.range()))
     }
 
@@ -415,13 +421,13 @@ impl Pattern {
 
 /// The groups of the match of `regex` on `input`, if any.
 fn captures<'h>(
-    regex: &Regex,
+    regex: &Compiled,
     input: &Input<'_>,
     haystack: &'h [u8],
     groups: usize,
 ) -> Option<Captures<'h>> {
-    let mut caps = regex.create_captures();
-    regex.search_captures(input, &mut caps);
+    let mut caps = regex.regex().create_captures();
+    regex.with_cache(|regex, cache| regex.search_captures_with(cache, input, &mut caps));
     caps.is_match()
         .then(|| Captures::from_engine(haystack, &caps, groups, None))
 }

@@ -1,0 +1,164 @@
+//! The matching caches of the regexes, kept per thread. The engine's own `is_match`,
+//! `search` and friends take a cache from the regex's pool, whose fast path serves only
+//! the one thread that first used it; every other thread locks a stack on each call,
+//! and on the package's pool (two threads on one pattern) that made `fullmatch` and
+//! `extract` slower on two threads than on one. Here each thread keeps the caches of the
+//! last few regexes it ran, found by the regex's identity, and no call shares anything.
+
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use regex_automata::meta::{Cache, Regex};
+
+/// How many regexes' caches each thread keeps (a pattern runs at most three: its search,
+/// its non-empty rewrite and its full match); the oldest is dropped for a new one, and
+/// made again when its regex runs again.
+const KEPT: usize = 4;
+
+/// Identities of compiled regexes, never reused (a cache made for one regex must never
+/// serve another).
+static NEXT_ID: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    /// This thread's caches, oldest first.
+    static CACHES: RefCell<Vec<(u64, Box<Cache>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A compiled regex with an identity its caches are kept under.
+pub(crate) struct Compiled {
+    regex: Regex,
+    id: u64,
+}
+
+impl Compiled {
+    /// This regex's cache in `caches` (not the last one), made in place of the oldest
+    /// when there is none.
+    fn find_or_make<'c>(&self, caches: &'c mut Vec<(u64, Box<Cache>)>) -> &'c mut Cache {
+        let at = match caches.iter().position(|(id, _)| *id == self.id) {
+            Some(at) => at,
+            None => {
+                if caches.len() >= KEPT {
+                    caches.remove(0);
+                }
+                caches.push((self.id, Box::new(self.regex.create_cache())));
+                caches.len() - 1
+            }
+        };
+        &mut caches[at].1
+    }
+
+    pub(crate) fn new(regex: Regex) -> Compiled {
+        Compiled {
+            regex,
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+        }
+    }
+
+    /// The regex, for what needs no cache (its groups, a captures buffer).
+    pub(crate) fn regex(&self) -> &Regex {
+        &self.regex
+    }
+
+    /// Runs `search` with the regex and this thread's cache for it (made on first use).
+    /// The thread's list is borrowed while `search` runs, which only runs the engine; a
+    /// search inside it (none does) would get a fresh cache, never a shared one.
+    #[inline]
+    pub(crate) fn with_cache<R>(&self, search: impl FnOnce(&Regex, &mut Cache) -> R) -> R {
+        let mut search = Some(search);
+        let kept = CACHES.try_with(|caches| {
+            let mut caches = caches.try_borrow_mut().ok()?;
+            let cache = match caches.last_mut() {
+                Some((id, cache)) if *id == self.id => cache,
+                _ => self.find_or_make(&mut caches),
+            };
+            Some((search.take()?)(&self.regex, cache))
+        });
+        match (kept, search) {
+            (Ok(Some(result)), _) => result,
+            // (Also while the thread's storage is being destroyed.)
+            (_, Some(search)) => search(&self.regex, &mut self.regex.create_cache()),
+            (_, None) => unreachable!("`search` ran and returned"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use regex_automata::Input;
+
+    fn kept() -> Vec<u64> {
+        CACHES.with(|caches| caches.borrow().iter().map(|(id, _)| *id).collect())
+    }
+
+    #[test]
+    fn each_thread_keeps_the_last_few_regexes_caches() {
+        let regexes: Vec<Compiled> = (0..6)
+            .map(|k| Compiled::new(Regex::new(&format!("a{{{k}}}b")).unwrap()))
+            .collect();
+        for (k, compiled) in regexes.iter().enumerate() {
+            let haystack = format!("x{}b", "a".repeat(k));
+            let found = compiled.with_cache(|regex, cache| {
+                regex
+                    .search_with(cache, &Input::new(&haystack))
+                    .map(|m| m.range())
+            });
+            assert_eq!(found, Some(1..k + 2));
+        }
+        let ids: Vec<u64> = regexes.iter().map(|r| r.id).collect();
+        assert_eq!(
+            kept(),
+            ids[ids.len() - KEPT..],
+            "the last ones, oldest first"
+        );
+        // A regex used again finds its cache; the first one's is made again, in place
+        // of the oldest.
+        assert!(
+            regexes[3].with_cache(|regex, cache| regex.is_match_with(cache, &Input::new("aaab")))
+        );
+        assert_eq!(kept(), ids[ids.len() - KEPT..]);
+        regexes[0].with_cache(|regex, cache| regex.is_match_with(cache, &Input::new("b")));
+        assert_eq!(kept(), [ids[3], ids[4], ids[5], ids[0]]);
+    }
+
+    #[test]
+    fn a_search_inside_a_search_gets_a_fresh_cache() {
+        let compiled = Compiled::new(Regex::new(r"\d+").unwrap());
+        let (outer, inner) = compiled.with_cache(|regex, cache| {
+            let inner = compiled.with_cache(|regex, cache| {
+                regex
+                    .search_with(cache, &Input::new("ab 12"))
+                    .map(|m| m.range())
+            });
+            (
+                regex
+                    .search_with(cache, &Input::new("345"))
+                    .map(|m| m.range()),
+                inner,
+            )
+        });
+        assert_eq!((outer, inner), (Some(0..3), Some(3..5)));
+        assert_eq!(kept().iter().filter(|&&id| id == compiled.id).count(), 1);
+    }
+
+    #[test]
+    fn threads_search_one_regex_at_once() {
+        let compiled = Compiled::new(Regex::new(r"[a-z]+\d").unwrap());
+        std::thread::scope(|scope| {
+            for t in 0..4 {
+                let compiled = &compiled;
+                scope.spawn(move || {
+                    for i in 0..2000 {
+                        let haystack = format!("{} abc{}", i, (i + t) % 10);
+                        let found = compiled.with_cache(|regex, cache| {
+                            regex
+                                .search_with(cache, &Input::new(&haystack))
+                                .map(|m| m.len())
+                        });
+                        assert_eq!(found, Some(4));
+                    }
+                });
+            }
+        });
+    }
+}
