@@ -9,6 +9,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use regex_automata::meta::{Cache, Regex};
+use regex_automata::util::captures::Captures;
 
 /// How many regexes' caches each thread keeps (a pattern runs at most three: its search,
 /// its non-empty rewrite and its full match); the oldest is dropped for a new one, and
@@ -19,9 +20,17 @@ const KEPT: usize = 4;
 /// serve another).
 static NEXT_ID: AtomicU64 = AtomicU64::new(0);
 
+/// What a thread keeps for one regex: its matching cache, and a buffer of its groups
+/// (making one per search shares the regex's group names, an `Arc` whose count two
+/// threads then wrote on every search: `extract` took twice as long on two threads).
+struct Kept {
+    cache: Cache,
+    captures: Option<Captures>,
+}
+
 thread_local! {
     /// This thread's caches, oldest first.
-    static CACHES: RefCell<Vec<(u64, Box<Cache>)>> = const { RefCell::new(Vec::new()) };
+    static CACHES: RefCell<Vec<(u64, Box<Kept>)>> = const { RefCell::new(Vec::new()) };
 }
 
 /// A compiled regex with an identity its caches are kept under.
@@ -31,22 +40,6 @@ pub(crate) struct Compiled {
 }
 
 impl Compiled {
-    /// This regex's cache in `caches` (not the last one), made in place of the oldest
-    /// when there is none.
-    fn find_or_make<'c>(&self, caches: &'c mut Vec<(u64, Box<Cache>)>) -> &'c mut Cache {
-        let at = match caches.iter().position(|(id, _)| *id == self.id) {
-            Some(at) => at,
-            None => {
-                if caches.len() >= KEPT {
-                    caches.remove(0);
-                }
-                caches.push((self.id, Box::new(self.regex.create_cache())));
-                caches.len() - 1
-            }
-        };
-        &mut caches[at].1
-    }
-
     pub(crate) fn new(regex: Regex) -> Compiled {
         Compiled {
             regex,
@@ -60,24 +53,66 @@ impl Compiled {
     }
 
     /// Runs `search` with the regex and this thread's cache for it (made on first use).
-    /// The thread's list is borrowed while `search` runs, which only runs the engine; a
-    /// search inside it (none does) would get a fresh cache, never a shared one.
     #[inline]
     pub(crate) fn with_cache<R>(&self, search: impl FnOnce(&Regex, &mut Cache) -> R) -> R {
+        self.with_kept(|regex, kept| search(regex, &mut kept.cache))
+    }
+
+    /// Runs `search` with the regex, this thread's cache for it and a buffer of its
+    /// groups (each made on first use; the buffer holds the last search's groups).
+    #[inline]
+    pub(crate) fn with_captures<R>(
+        &self,
+        search: impl FnOnce(&Regex, &mut Cache, &mut Captures) -> R,
+    ) -> R {
+        self.with_kept(|regex, kept| {
+            let captures = kept.captures.get_or_insert_with(|| regex.create_captures());
+            search(regex, &mut kept.cache, captures)
+        })
+    }
+
+    /// Runs `search` with what this thread keeps for the regex. The thread's list is
+    /// borrowed while `search` runs, which only runs the engine; a search inside it
+    /// (none does) would get fresh ones, never shared ones.
+    #[inline]
+    fn with_kept<R>(&self, search: impl FnOnce(&Regex, &mut Kept) -> R) -> R {
         let mut search = Some(search);
-        let kept = CACHES.try_with(|caches| {
+        let done = CACHES.try_with(|caches| {
             let mut caches = caches.try_borrow_mut().ok()?;
-            let cache = match caches.last_mut() {
-                Some((id, cache)) if *id == self.id => cache,
+            let kept = match caches.last_mut() {
+                Some((id, kept)) if *id == self.id => kept,
                 _ => self.find_or_make(&mut caches),
             };
-            Some((search.take()?)(&self.regex, cache))
+            Some((search.take()?)(&self.regex, kept))
         });
-        match (kept, search) {
+        match (done, search) {
             (Ok(Some(result)), _) => result,
             // (Also while the thread's storage is being destroyed.)
-            (_, Some(search)) => search(&self.regex, &mut self.regex.create_cache()),
+            (_, Some(search)) => search(&self.regex, &mut self.fresh()),
             (_, None) => unreachable!("`search` ran and returned"),
+        }
+    }
+
+    /// This regex's entry in `caches` (not the last one), made in place of the oldest
+    /// when there is none.
+    fn find_or_make<'c>(&self, caches: &'c mut Vec<(u64, Box<Kept>)>) -> &'c mut Kept {
+        let at = match caches.iter().position(|(id, _)| *id == self.id) {
+            Some(at) => at,
+            None => {
+                if caches.len() >= KEPT {
+                    caches.remove(0);
+                }
+                caches.push((self.id, Box::new(self.fresh())));
+                caches.len() - 1
+            }
+        };
+        &mut caches[at].1
+    }
+
+    fn fresh(&self) -> Kept {
+        Kept {
+            cache: self.regex.create_cache(),
+            captures: None,
         }
     }
 }
@@ -160,5 +195,22 @@ mod tests {
                 });
             }
         });
+    }
+
+    #[test]
+    fn the_groups_buffer_holds_only_the_last_search() {
+        let compiled = Compiled::new(Regex::new(r"(a)|(b)x?").unwrap());
+        let groups = |haystack: &str| {
+            compiled.with_captures(|regex, cache, caps| {
+                regex.search_captures_with(cache, &Input::new(haystack), caps);
+                (0..3)
+                    .map(|g| caps.get_group(g).map(|span| span.range()))
+                    .collect::<Vec<_>>()
+            })
+        };
+        assert_eq!(groups("_a"), [Some(1..2), Some(1..2), None]);
+        assert_eq!(groups("bx"), [Some(0..2), None, Some(0..1)]);
+        assert_eq!(groups("_"), [None, None, None]);
+        assert_eq!(groups("a"), [Some(0..1), Some(0..1), None]);
     }
 }

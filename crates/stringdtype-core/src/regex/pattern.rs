@@ -426,10 +426,11 @@ fn captures<'h>(
     haystack: &'h [u8],
     groups: usize,
 ) -> Option<Captures<'h>> {
-    let mut caps = regex.regex().create_captures();
-    regex.with_cache(|regex, cache| regex.search_captures_with(cache, input, &mut caps));
-    caps.is_match()
-        .then(|| Captures::from_engine(haystack, &caps, groups, None))
+    regex.with_captures(|regex, cache, caps| {
+        regex.search_captures_with(cache, input, caps);
+        caps.is_match()
+            .then(|| Captures::from_engine(haystack, caps, groups, None))
+    })
 }
 
 /// The groups of one match: group 0 is the whole match, groups that did not take part are
