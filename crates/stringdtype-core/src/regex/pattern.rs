@@ -412,10 +412,16 @@ impl Pattern {
         haystack: &'h [u8],
         group: usize,
     ) -> Result<Option<&'h [u8]>, NeedsPython> {
-        if group > self.groups() {
+        if group > self.groups() || self.cannot_match_short(haystack) {
             return Ok(None);
         }
-        Ok(self.search_captures(haystack)?.and_then(|c| c.get(group)))
+        // The one group read from the engine's buffer (the search regex numbers groups
+        // as Python does), without the list of every group `search_captures` makes.
+        let (regex, input) = (&self.engines(haystack)?.search, Input::new(haystack));
+        Ok(regex.with_captures(|regex, cache, caps| {
+            regex.search_captures_with(cache, &input, caps);
+            caps.get_group(group).map(|span| &haystack[span.range()])
+        }))
     }
 }
 
