@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 from pandas._libs import lib
 from pandas.api.extensions import ExtensionArray, ExtensionDtype, register_extension_dtype
+from pandas.api.indexers import check_array_indexer
 from pandas.core.arraylike import OpsMixin
 from pandas.core.arrays._mixins import NDArrayBackedExtensionArray
-from pandas.api.indexers import check_array_indexer
 from pandas.core.construction import extract_array
 from pandas.core.indexers import validate_indices
 
