@@ -90,8 +90,9 @@ fn answer<R: MissingResult>(
 /// engine's `Pattern` is `Sync`, and each thread keeps its own matching caches (the
 /// core's `regex::cache`, not `regex-automata`'s pool). Each part keeps the elements it
 /// leaves to Python and adds them when it ends; Python answers them afterwards on the
-/// calling thread, in element order, so results and the error raised are one thread's. With an id per element, the
-/// programs are looked up as they come, on the calling thread.
+/// calling thread, in element order, so results and the error raised are one thread's.
+/// With an id per element, the programs are looked up as they come, on the calling
+/// thread.
 fn for_each_answer<R: Value + MissingResult>(
     args: &Args,
     out: Values<R>,
