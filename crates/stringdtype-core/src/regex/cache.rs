@@ -109,11 +109,65 @@ impl Compiled {
         &mut caches[at].1
     }
 
+    /// This thread's cache for the regex, out of the thread's list until the result is
+    /// dropped: for an iteration with many searches, whose searches run between the
+    /// caller's own steps.
+    pub(crate) fn take(&self) -> Taken {
+        let kept = CACHES
+            .try_with(|caches| {
+                let mut caches = caches.try_borrow_mut().ok()?;
+                let at = caches.iter().rposition(|(id, _)| *id == self.id)?;
+                Some(caches.remove(at).1)
+            })
+            .ok()
+            .flatten()
+            .unwrap_or_else(|| Box::new(self.fresh()));
+        Taken {
+            id: self.id,
+            kept: Some(kept),
+        }
+    }
+
     fn fresh(&self) -> Kept {
         Kept {
             cache: self.regex.create_cache(),
             captures: None,
         }
+    }
+}
+
+/// A regex's cache taken out of the thread's list ([`Compiled::take`]), put back when
+/// dropped (unless the list has one for the regex again).
+pub(crate) struct Taken {
+    id: u64,
+    kept: Option<Box<Kept>>,
+}
+
+impl Taken {
+    /// The matching cache.
+    #[inline]
+    pub(crate) fn cache(&mut self) -> &mut Cache {
+        &mut self.kept.as_mut().expect("kept until dropped").cache
+    }
+}
+
+impl Drop for Taken {
+    fn drop(&mut self) {
+        let Some(kept) = self.kept.take() else {
+            return;
+        };
+        let _ = CACHES.try_with(|caches| {
+            let Ok(mut caches) = caches.try_borrow_mut() else {
+                return;
+            };
+            if caches.iter().any(|(id, _)| *id == self.id) {
+                return;
+            }
+            if caches.len() >= KEPT {
+                caches.remove(0);
+            }
+            caches.push((self.id, kept));
+        });
     }
 }
 
@@ -212,5 +266,22 @@ mod tests {
         assert_eq!(groups("bx"), [Some(0..2), None, Some(0..1)]);
         assert_eq!(groups("_"), [None, None, None]);
         assert_eq!(groups("a"), [Some(0..1), Some(0..1), None]);
+    }
+
+    #[test]
+    fn a_taken_cache_goes_back_when_dropped() {
+        let compiled = Compiled::new(Regex::new(r"\d").unwrap());
+        compiled.with_cache(|regex, cache| regex.is_match_with(cache, &Input::new("1")));
+        let mut taken = compiled.take();
+        assert!(!kept().contains(&compiled.id), "out of the list");
+        let input = Input::new("a1");
+        let found = compiled.regex().search_with(taken.cache(), &input);
+        assert_eq!(found.map(|m| m.start()), Some(1));
+        // A search meanwhile makes one of its own; the taken one is then not kept twice.
+        compiled.with_cache(|regex, cache| regex.is_match_with(cache, &input));
+        drop(taken);
+        assert_eq!(kept().iter().filter(|&&id| id == compiled.id).count(), 1);
+        drop(compiled.take());
+        assert_eq!(kept().last(), Some(&compiled.id));
     }
 }
