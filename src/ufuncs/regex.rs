@@ -88,7 +88,7 @@ fn answer<R: MissingResult>(
 /// With one program for the call (a scalar id, the usual call), the program is fetched
 /// once and a large call is split between the pool's threads (`loops::in_parts`): the
 /// engine's `Pattern` is `Sync`, and each thread keeps its own matching caches (the
-/// core's `regex::cache`, not `regex-automata`'s pool). Each part keeps the elements it
+/// core's `regex/cache.rs`, not `regex-automata`'s pool). Each part keeps the elements it
 /// leaves to Python and adds them when it ends; Python answers them afterwards on the
 /// calling thread, in element order, so results and the error raised are one thread's.
 /// With an id per element, the programs are looked up as they come, on the calling
