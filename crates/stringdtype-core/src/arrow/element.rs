@@ -1,7 +1,7 @@
 //! What the element loops of [`super::import`] and [`super::import_views`] share.
 
 use super::error::ArrowError;
-use crate::arena::Arena;
+use crate::arena::{prefetch_line, Arena};
 use crate::view::View;
 
 /// Releases the `index` elements of `out` written before an error at `index`, and
@@ -26,16 +26,7 @@ pub(super) const PREFETCH_AHEAD: usize = 8;
 /// Asks for the cache line of `data[at]` (nothing when `at` is outside `data`).
 #[inline(always)]
 pub(super) fn prefetch(data: &[u8], at: i64) {
-    #[cfg(target_arch = "x86_64")]
     if let Some(byte) = usize::try_from(at).ok().and_then(|at| data.get(at)) {
-        // SAFETY: a prefetch reads nothing the program sees and never faults; the
-        // address is inside `data` anyway.
-        unsafe {
-            std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(
-                (byte as *const u8).cast(),
-            )
-        };
+        prefetch_line(byte);
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = (data, at);
 }

@@ -96,17 +96,10 @@ impl Compiled {
     /// This regex's entry in `caches` (not the last one), made in place of the oldest
     /// when there is none.
     fn find_or_make<'c>(&self, caches: &'c mut Vec<(u64, Box<Kept>)>) -> &'c mut Kept {
-        let at = match caches.iter().position(|(id, _)| *id == self.id) {
-            Some(at) => at,
-            None => {
-                if caches.len() >= KEPT {
-                    caches.remove(0);
-                }
-                caches.push((self.id, Box::new(self.fresh())));
-                caches.len() - 1
-            }
-        };
-        &mut caches[at].1
+        match caches.iter().position(|(id, _)| *id == self.id) {
+            Some(at) => &mut caches[at].1,
+            None => keep(caches, self.id, Box::new(self.fresh())),
+        }
     }
 
     /// This thread's cache for the regex, out of the thread's list until the result is
@@ -160,15 +153,21 @@ impl Drop for Taken {
             let Ok(mut caches) = caches.try_borrow_mut() else {
                 return;
             };
-            if caches.iter().any(|(id, _)| *id == self.id) {
-                return;
+            if !caches.iter().any(|(id, _)| *id == self.id) {
+                keep(&mut caches, self.id, kept);
             }
-            if caches.len() >= KEPT {
-                caches.remove(0);
-            }
-            caches.push((self.id, kept));
         });
     }
+}
+
+/// Adds `kept` for regex `id` (which has none in `caches`) as the newest, in place of the
+/// oldest when the list is full.
+fn keep(caches: &mut Vec<(u64, Box<Kept>)>, id: u64, kept: Box<Kept>) -> &mut Kept {
+    if caches.len() >= KEPT {
+        caches.remove(0);
+    }
+    caches.push((id, kept));
+    &mut caches.last_mut().expect("just pushed").1
 }
 
 #[cfg(test)]

@@ -52,6 +52,16 @@ enum Engine<'p> {
     Retry(&'p super::pattern::Retry),
 }
 
+impl<'p> Engine<'p> {
+    /// The regex the search runs.
+    fn compiled(&self) -> &'p Compiled {
+        match self {
+            Engine::Search(regex) => regex,
+            Engine::Retry(retry) => &retry.regex,
+        }
+    }
+}
+
 impl<'p, 'h> Cursor<'p, 'h> {
     fn new(engines: &'p Engines, haystack: &'h [u8]) -> Cursor<'p, 'h> {
         Cursor {
@@ -89,10 +99,7 @@ impl<'p, 'h> Cursor<'p, 'h> {
         engine: Engine<'p>,
         find: &mut impl FnMut(Engine<'p>, &mut Cache) -> R,
     ) -> R {
-        let regex = match engine {
-            Engine::Search(regex) => regex,
-            Engine::Retry(retry) => &retry.regex,
-        };
+        let regex = engine.compiled();
         if let Some(taken) = &mut self.taken[k] {
             return find(engine, taken.cache());
         }
@@ -160,11 +167,8 @@ impl<'p, 'h> Cursor<'p, 'h> {
 
     fn next_span(&mut self) -> Option<Span> {
         self.step(|engine, cache, input| {
-            let regex = match engine {
-                Engine::Search(regex) => regex,
-                Engine::Retry(retry) => &retry.regex,
-            };
-            regex.regex().search_with(cache, input).map(|m| m.span())
+            let regex = engine.compiled().regex();
+            regex.search_with(cache, input).map(|m| m.span())
         })
     }
 }
